@@ -1,0 +1,61 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "tnotes",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "tnotesd", targets: ["tnotesd"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
+    ],
+    targets: [
+        // SQLite from Debian's libsqlite3-dev.
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+
+        // Models, record schemas, HLC, merge rule, the one JSON codec.
+        .target(name: "TNotesCore", dependencies: [
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        // SQLite store: migrations, records, outbox, cursor, meta.
+        .target(name: "TNotesStore", dependencies: [
+            "CSQLite", "TNotesCore",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // JSON-RPC 2.0: framing, method table, dispatch, Unix socket server.
+        .target(name: "TNotesRPC", dependencies: [
+            "TNotesCore",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        // The daemon: config, paths, single-instance lock, record methods, wiring.
+        .target(name: "TNotesDaemon", dependencies: [
+            "TNotesCore", "TNotesStore", "TNotesRPC",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "TOMLKit", package: "TOMLKit"),
+        ]),
+        .executableTarget(name: "tnotesd", dependencies: [
+            "TNotesDaemon",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        // One harness for every integration test: process launcher, socket client.
+        .target(name: "TNotesTestSupport", dependencies: ["TNotesCore"], path: "Tests/TNotesTestSupport"),
+        .testTarget(name: "TNotesCoreTests", dependencies: ["TNotesCore"]),
+        .testTarget(name: "TNotesStoreTests", dependencies: ["TNotesStore", "TNotesCore", "TNotesTestSupport"],
+                    resources: [.copy("Fixtures")]),
+        .testTarget(name: "TNotesDaemonTests", dependencies: ["TNotesTestSupport", "TNotesCore", "tnotesd"]),
+    ]
+)

@@ -1,0 +1,72 @@
+/// One change as pushed to and pulled from the server (contract §4), and as kept in the outbox:
+/// the outbox row holds exactly the text of `json` that will be sent.
+public struct Change: Sendable, Equatable {
+    public enum Op: String, Sendable { case upsert, delete }
+
+    public var opId: String
+    public var collection: RecordCollection
+    public var id: String
+    public var op: Op
+    public var updatedAt: String
+    public var deviceId: String
+    public var record: [String: JSON]
+
+    public init(opId: String, collection: RecordCollection, id: String, op: Op, updatedAt: String, deviceId: String,
+                record: [String: JSON]) {
+        self.opId = opId
+        self.collection = collection
+        self.id = id
+        self.op = op
+        self.updatedAt = updatedAt
+        self.deviceId = deviceId
+        self.record = record
+    }
+
+    public var version: RecordVersion { RecordVersion(updatedAt: updatedAt, deviceId: deviceId) }
+
+    public var json: JSON {
+        .object([
+            "opId": .string(opId), "collection": .string(collection.rawValue), "id": .string(id),
+            "op": .string(op.rawValue), "updatedAt": .string(updatedAt), "deviceId": .string(deviceId),
+            "record": .object(record),
+        ])
+    }
+
+    /// Decodes and validates a change from the wire; the record passes the collection's schema and must
+    /// agree with the envelope (same id; a delete carries its tombstone).
+    public init(json: JSON, requireOpId: Bool = true) throws(FieldError) {
+        guard case .object(let o) = json else { throw FieldError(field: "change", reason: "must be an object") }
+        for key in o.keys where !["opId", "collection", "id", "op", "updatedAt", "deviceId", "record", "seq"].contains(key) {
+            throw FieldError(field: key, reason: "unknown field")
+        }
+        let collectionName = try FieldType.string.validate(o["collection"] ?? .null, field: "collection").stringValue!
+        guard let collection = RecordCollection(rawValue: collectionName) else {
+            throw FieldError(field: "collection", reason: "unknown collection '\(collectionName)'")
+        }
+        let opId: String
+        if requireOpId {
+            opId = try FieldType.text.validate(o["opId"] ?? .null, field: "opId").stringValue!
+        } else {
+            opId = o["opId"]?.stringValue ?? ""
+        }
+        let id = try FieldType.uuid.validate(o["id"] ?? .null, field: "id").stringValue!
+        let opName = try FieldType.enumeration(["upsert", "delete"]).validate(o["op"] ?? .null, field: "op").stringValue!
+        let updatedAt = try FieldType.time.validate(o["updatedAt"] ?? .null, field: "updatedAt").stringValue!
+        let deviceId = try FieldType.text.validate(o["deviceId"] ?? .null, field: "deviceId").stringValue!
+        let record = try collection.schema.normalize(o["record"] ?? .null, path: "record")
+        guard record.recordId == id else { throw FieldError(field: "record.id", reason: "must equal id") }
+        let op = Change.Op(rawValue: opName)!
+        if collection == .chatMessages {
+            guard op == .upsert else { throw FieldError(field: "op", reason: "chat messages are append-only") }
+        } else {
+            guard record.updatedAt == updatedAt else {
+                throw FieldError(field: "record.updatedAt", reason: "must equal updatedAt")
+            }
+            if op == .delete && record.deletedAt == nil {
+                throw FieldError(field: "record.deletedAt", reason: "a delete must carry its tombstone (deletedAt)")
+            }
+        }
+        self.init(opId: opId, collection: collection, id: id, op: op, updatedAt: updatedAt, deviceId: deviceId,
+                  record: record)
+    }
+}

@@ -1,0 +1,209 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A JSON value. Records, RPC params and results, and wire bodies are all this one type, so that what
+/// the store keeps, what the outbox queues and what goes over the wire are encoded by the same code.
+public enum JSON: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case double(Double)
+    case string(String)
+    case array([JSON])
+    case object([String: JSON])
+}
+
+extension JSON {
+    public var isNull: Bool { if case .null = self { return true } else { return false } }
+    public var stringValue: String? { if case .string(let s) = self { return s } else { return nil } }
+    public var boolValue: Bool? { if case .bool(let b) = self { return b } else { return nil } }
+    public var objectValue: [String: JSON]? { if case .object(let o) = self { return o } else { return nil } }
+    public var arrayValue: [JSON]? { if case .array(let a) = self { return a } else { return nil } }
+    public var int64Value: Int64? {
+        switch self {
+        case .int(let i): return i
+        case .double(let d) where d.rounded() == d && abs(d) < 9.0e15: return Int64(d)
+        default: return nil
+        }
+    }
+    public var doubleValue: Double? {
+        switch self {
+        case .int(let i): return Double(i)
+        case .double(let d): return d
+        default: return nil
+        }
+    }
+    public subscript(key: String) -> JSON? {
+        if case .object(let o) = self { return o[key] } else { return nil }
+    }
+
+    /// The JSON type name used in error messages ("a string", "an object", ...).
+    public var typeName: String {
+        switch self {
+        case .null: return "null"
+        case .bool: return "a boolean"
+        case .int, .double: return "a number"
+        case .string: return "a string"
+        case .array: return "an array"
+        case .object: return "an object"
+        }
+    }
+}
+
+extension JSON: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
+    ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral, ExpressibleByFloatLiteral
+{
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int64) { self = .int(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(arrayLiteral elements: JSON...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JSON)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+    public init(nilLiteral: ()) { self = .null }
+    public init(floatLiteral value: Double) { self = .double(value) }
+}
+
+extension JSON {
+    public init(_ s: String?) { self = s.map { .string($0) } ?? .null }
+    public init(_ i: Int) { self = .int(Int64(i)) }
+}
+
+// MARK: - Decoding (parsing is delegated to Foundation's JSONDecoder)
+
+extension JSON: Decodable {
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if c.decodeNil() { self = .null; return }
+        if let b = try? c.decode(Bool.self) { self = .bool(b); return }
+        if let i = try? c.decode(Int64.self) { self = .int(i); return }
+        if let d = try? c.decode(Double.self) { self = .double(d); return }
+        if let s = try? c.decode(String.self) { self = .string(s); return }
+        if let a = try? c.decode([JSON].self) { self = .array(a); return }
+        if let o = try? c.decode([String: JSON].self) { self = .object(o); return }
+        throw DecodingError.dataCorruptedError(in: c, debugDescription: "not a JSON value")
+    }
+}
+
+public struct JSONParseError: Error, CustomStringConvertible {
+    public let description: String
+}
+
+extension JSON {
+    /// Parses one JSON text. Invalid UTF-8, trailing garbage and non-JSON all throw.
+    public static func parse<Bytes: Collection>(_ bytes: Bytes) throws -> JSON where Bytes.Element == UInt8 {
+        do {
+            return try JSONDecoder().decode(JSON.self, from: Data(bytes))
+        } catch let error as DecodingError {
+            switch error {
+            case .dataCorrupted(let ctx): throw JSONParseError(description: Self.describe(ctx))
+            default: throw JSONParseError(description: "invalid JSON")
+            }
+        } catch {
+            throw JSONParseError(description: "invalid JSON")
+        }
+    }
+
+    public static func parse(_ text: String) throws -> JSON { try parse(Array(text.utf8)) }
+
+    private static func describe(_ ctx: DecodingError.Context) -> String {
+        if let underlying = ctx.underlyingError {
+            let text = "\(underlying)"
+            if !text.isEmpty { return text.count > 200 ? String(text.prefix(200)) : text }
+        }
+        return ctx.debugDescription.isEmpty ? "invalid JSON" : ctx.debugDescription
+    }
+}
+
+// MARK: - Encoding (hand-rolled: it is on every hot path and must be canonical: sorted keys, no spaces)
+
+extension JSON: Encodable {
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch self {
+        case .null: try c.encodeNil()
+        case .bool(let b): try c.encode(b)
+        case .int(let i): try c.encode(i)
+        case .double(let d): try c.encode(d)
+        case .string(let s): try c.encode(s)
+        case .array(let a): try c.encode(a)
+        case .object(let o): try c.encode(o)
+        }
+    }
+}
+
+extension JSON {
+    /// Canonical compact text: keys sorted, no insignificant whitespace, never a newline.
+    public var text: String {
+        var out = [UInt8]()
+        out.reserveCapacity(256)
+        write(to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    public var bytes: [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity(256)
+        write(to: &out)
+        return out
+    }
+
+    public func write(to out: inout [UInt8]) {
+        switch self {
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .int(let i): out.append(contentsOf: String(i).utf8)
+        case .double(let d):
+            if d.isFinite {
+                if d == d.rounded() && abs(d) < 1e15 {
+                    out.append(contentsOf: String(Int64(d)).utf8)
+                } else {
+                    out.append(contentsOf: "\(d)".utf8)
+                }
+            } else {
+                out.append(contentsOf: "null".utf8)
+            }
+        case .string(let s): Self.writeString(s, to: &out)
+        case .array(let a):
+            out.append(UInt8(ascii: "["))
+            for (i, v) in a.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                v.write(to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let o):
+            out.append(UInt8(ascii: "{"))
+            for (i, key) in o.keys.sorted().enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                Self.writeString(key, to: &out)
+                out.append(UInt8(ascii: ":"))
+                o[key]!.write(to: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+
+    static func writeString(_ s: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for b in s.utf8 {
+            switch b {
+            case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(b)
+            case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(b)
+            case 0x0A: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
+            case 0x0D: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
+            case 0x09: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
+            case 0..<0x20:
+                out.append(contentsOf: "\\u00".utf8)
+                out.append(hex[Int(b >> 4)])
+                out.append(hex[Int(b & 0xF)])
+            default: out.append(b)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}

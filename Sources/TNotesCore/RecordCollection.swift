@@ -1,0 +1,12 @@
+/// The five synced collections, by their wire names.
+public enum RecordCollection: String, Sendable, CaseIterable, Hashable {
+    case sermons, notes, transcripts, summaries, chatMessages
+
+    /// Children belong to a sermon through `sermonId`.
+    public var isChild: Bool { self != .sermons }
+
+    /// Chat messages are append-only: inserted when absent, never changed.
+    public var isAppendOnly: Bool { self == .chatMessages }
+
+    public var schema: RecordSchema { RecordSchema.of(self) }
+}

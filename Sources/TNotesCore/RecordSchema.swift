@@ -1,0 +1,126 @@
+/// The fields of each collection's record, as stored, queued and sent.
+///
+/// `normalize` is the single gate every record passes through, whether it came from an RPC call, from the
+/// outbox or from the wire: unknown fields, missing fields and wrong types are refused with the field
+/// named; defaults are filled in; times and ids are made canonical.
+public struct RecordSchema: Sendable {
+    public struct Field: Sendable {
+        public let name: String
+        public let type: FieldType
+        public let nullable: Bool
+        /// Used when the field is absent; nil means the field is required.
+        public let defaultValue: JSON?
+
+        public init(_ name: String, _ type: FieldType, nullable: Bool = false, default defaultValue: JSON? = nil) {
+            self.name = name
+            self.type = type
+            self.nullable = nullable
+            self.defaultValue = defaultValue
+        }
+    }
+
+    public let collection: RecordCollection
+    public let fields: [Field]
+
+    public static func of(_ collection: RecordCollection) -> RecordSchema {
+        switch collection {
+        case .sermons: return sermons
+        case .notes: return notes
+        case .transcripts: return transcripts
+        case .summaries: return summaries
+        case .chatMessages: return chatMessages
+        }
+    }
+
+    static let status = FieldType.enumeration(StatusValues.processing)
+
+    public static let sermons = RecordSchema(collection: .sermons, fields: [
+        Field("id", .uuid),
+        Field("title", .string),
+        Field("date", .time),
+        Field("serviceType", .string, default: "Sunday Service"),
+        Field("speaker", .string, nullable: true, default: .null),
+        Field("isArchived", .bool, default: false),
+        Field("transcriptionStatus", status, default: "pending"),
+        Field("summaryStatus", status, default: "pending"),
+        Field("audio", .audio, nullable: true, default: .null),
+        Field("createdAt", .time),
+        Field("updatedAt", .time),
+        Field("deletedAt", .time, nullable: true, default: .null),
+    ])
+
+    public static let notes = RecordSchema(collection: .notes, fields: [
+        Field("id", .uuid),
+        Field("sermonId", .uuid),
+        Field("text", .string),
+        Field("timestamp", .number(min: 0)),
+        Field("createdAt", .time),
+        Field("updatedAt", .time),
+        Field("deletedAt", .time, nullable: true, default: .null),
+    ])
+
+    public static let transcripts = RecordSchema(collection: .transcripts, fields: [
+        Field("id", .uuid),
+        Field("sermonId", .uuid),
+        Field("text", .string),
+        Field("status", status, default: "complete"),
+        Field("segments", .segments, default: []),
+        Field("updatedAt", .time),
+        Field("deletedAt", .time, nullable: true, default: .null),
+    ])
+
+    public static let summaries = RecordSchema(collection: .summaries, fields: [
+        Field("id", .uuid),
+        Field("sermonId", .uuid),
+        Field("title", .string),
+        Field("text", .string),
+        Field("type", .enumeration(StatusValues.summaryTypes)),
+        Field("status", status, default: "complete"),
+        Field("updatedAt", .time),
+        Field("deletedAt", .time, nullable: true, default: .null),
+    ])
+
+    public static let chatMessages = RecordSchema(collection: .chatMessages, fields: [
+        Field("id", .uuid),
+        Field("sermonId", .uuid),
+        Field("role", .enumeration(StatusValues.chatRoles)),
+        Field("content", .string),
+        Field("createdAt", .time),
+        Field("deviceId", .text),
+    ])
+
+    /// Validates and normalizes a record. `path` prefixes field names in errors (e.g. "record").
+    public func normalize(_ value: JSON, path: String = "") throws(FieldError) -> [String: JSON] {
+        func name(_ f: String) -> String { path.isEmpty ? f : "\(path).\(f)" }
+        guard case .object(let input) = value else {
+            throw FieldError(field: path.isEmpty ? "record" : path, reason: "must be an object, not \(value.typeName)")
+        }
+        for key in input.keys where !fields.contains(where: { $0.name == key }) {
+            throw FieldError(field: name(key), reason: "unknown field")
+        }
+        var out = [String: JSON]()
+        out.reserveCapacity(fields.count)
+        for field in fields {
+            guard let v = input[field.name] else {
+                guard let d = field.defaultValue else { throw FieldError(field: name(field.name), reason: "is required") }
+                out[field.name] = d
+                continue
+            }
+            if v.isNull {
+                guard field.nullable else { throw FieldError(field: name(field.name), reason: "must not be null") }
+                out[field.name] = .null
+                continue
+            }
+            out[field.name] = try field.type.validate(v, field: name(field.name))
+        }
+        return out
+    }
+}
+
+/// Convenience views of a normalized record.
+extension Dictionary where Key == String, Value == JSON {
+    public var recordId: String { self["id"]?.stringValue ?? "" }
+    public var sermonId: String? { self["sermonId"]?.stringValue }
+    public var updatedAt: String { self["updatedAt"]?.stringValue ?? self["createdAt"]?.stringValue ?? "" }
+    public var deletedAt: String? { self["deletedAt"]?.stringValue }
+}

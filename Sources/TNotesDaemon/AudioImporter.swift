@@ -1,0 +1,92 @@
+import Crypto
+import Dispatch
+import TNotesCore
+import TNotesRPC
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Copies an audio file into the data dir: streamed in 1 MiB chunks to a temp file while hashing,
+/// fsynced, then renamed into place, so the data dir never holds a half-copied file under its final name.
+struct AudioImporter {
+    let audioDirectory: String
+
+    struct Imported: Sendable {
+        let path: String
+        let fileName: String
+        let sizeBytes: Int64
+        let sha256: String
+    }
+
+    /// Runs off the cooperative pool: copying a large file blocks.
+    func importFile(from source: String, sermonId: String) async throws -> Imported {
+        try await withCheckedThrowingContinuation { cont in
+            DispatchQueue.global().async {
+                cont.resume(with: Result { try self.copy(from: source, sermonId: sermonId) })
+            }
+        }
+    }
+
+    func copy(from source: String, sermonId: String) throws -> Imported {
+        let input = open(source, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else {
+            throw RPCError.invalidParams(field: "path", reason: "cannot be read: \(String(cString: strerror(errno)))")
+        }
+        defer { close(input) }
+        var st = stat()
+        guard fstat(input, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+            throw RPCError.invalidParams(field: "path", reason: "is not a regular file")
+        }
+        try DaemonPaths.makeDirectory(audioDirectory)
+        let fileName = Self.safeName(source)
+        let ext = fileName.split(separator: ".").count > 1 ? "." + fileName.split(separator: ".").last! : ""
+        let target = "\(audioDirectory)/\(sermonId)\(ext)"
+        let temp = "\(target).part-\(getpid())"
+        let output = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard output >= 0 else { throw RPCError.internalError("cannot create \(temp): \(String(cString: strerror(errno)))") }
+        var hasher = SHA256()
+        var total: Int64 = 0
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        do {
+            while true {
+                let n = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw RPCError.invalidParams(field: "path", reason: "read failed: \(String(cString: strerror(errno)))")
+                }
+                if n == 0 { break }
+                hasher.update(data: buffer[0..<n])
+                var written = 0
+                while written < n {
+                    let w = buffer.withUnsafeBytes { write(output, $0.baseAddress! + written, n - written) }
+                    if w < 0 {
+                        if errno == EINTR { continue }
+                        throw RPCError.internalError("write failed: \(String(cString: strerror(errno)))")
+                    }
+                    written += w
+                }
+                total += Int64(n)
+            }
+            guard fsync(output) == 0 else { throw RPCError.internalError("fsync failed: \(String(cString: strerror(errno)))") }
+            close(output)
+        } catch {
+            close(output)
+            unlink(temp)
+            throw error
+        }
+        guard rename(temp, target) == 0 else {
+            unlink(temp)
+            throw RPCError.internalError("rename failed: \(String(cString: strerror(errno)))")
+        }
+        DaemonPaths.fsyncDirectory(audioDirectory)
+        return Imported(path: target, fileName: fileName, sizeBytes: total, sha256: Hex.encode(hasher.finalize()))
+    }
+
+    /// The last path component, without anything that could climb out of a directory.
+    static func safeName(_ path: String) -> String {
+        let base = path.split(separator: "/").last.map(String.init) ?? "audio"
+        let cleaned = String(base.unicodeScalars.filter { $0.value >= 0x20 && $0 != "\\" }.map(Character.init))
+        return cleaned.isEmpty || cleaned == "." || cleaned == ".." ? "audio" : cleaned
+    }
+}

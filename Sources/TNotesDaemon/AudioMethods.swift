@@ -1,0 +1,59 @@
+import TNotesCore
+import TNotesRPC
+import TNotesStore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `audio.import` and `audio.path`.
+struct AudioMethods {
+    let store: Store
+    let importer: AudioImporter
+
+    func register(into table: inout MethodTable) {
+        let store = self.store, importer = self.importer
+
+        table.add(MethodSpec("audio.import", summary: "Copy an audio file into the data dir and attach it to a sermon.",
+                             params: [
+                                ParamSpec("sermonId", .uuid, required: true),
+                                ParamSpec("path", .text, required: true, "a readable file on this machine"),
+                             ], result: RecordMethods.sermonResult) { p, _ in
+            let sermonId = p.string("sermonId")!
+            // Refuse early for an unknown sermon, before copying a possibly large file.
+            _ = try await store.read { s in try RecordMethods.live(.sermons, sermonId, in: s) }
+            let imported = try await importer.importFile(from: p.string("path")!, sermonId: sermonId)
+            do {
+                return try await store.write { s in
+                    var body = try RecordMethods.live(.sermons, sermonId, in: s).body
+                    body["audio"] = ["fileName": .string(imported.fileName), "sizeBytes": .int(imported.sizeBytes),
+                                     "sha256": .string(imported.sha256)]
+                    body["updatedAt"] = .string(s.stamp())
+                    let saved = try s.commitLocal(.sermons, record: body, op: .upsert)
+                    try s.setAudioFile(AudioFileState(sermonId: sermonId, path: imported.path, sha256: imported.sha256,
+                                                      sizeBytes: imported.sizeBytes, localAvailable: true, uploaded: false))
+                    return try RecordViews.sermon(saved, in: s, withChildren: true)
+                }
+            } catch {
+                unlink(imported.path)
+                throw error
+            }
+        })
+
+        table.add(MethodSpec("audio.path", summary: "Where this device keeps a sermon's audio, if it has it.",
+                             params: [ParamSpec("sermonId", .uuid, required: true)],
+                             result: ["type": "object", "properties": ["path": ["type": ["string", "null"]],
+                                                                        "localAvailable": ["type": "boolean"]]]) { p, _ in
+            try await store.read { s in
+                let id = p.string("sermonId")!
+                guard let sermon = try s.record(.sermons, id: id) else { throw StoreError.notFound(collection: "sermons", id: id) }
+                let file = try s.audioFile(sermonId: id)
+                let wanted = sermon.body["audio"]?["sha256"]?.stringValue
+                if let file, file.localAvailable, let path = file.path, file.sha256 == wanted, access(path, R_OK) == 0 {
+                    return ["path": .string(path), "localAvailable": true]
+                }
+                return ["path": .null, "localAvailable": false]
+            }
+        })
+    }
+}

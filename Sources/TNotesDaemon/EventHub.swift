@@ -1,0 +1,42 @@
+import Synchronization
+import TNotesCore
+import TNotesRPC
+import TNotesStore
+
+/// Delivers events to the connections that subscribed to their topic. Events are numbered (`seq`) so a
+/// subscriber can tell when it missed some (its buffer overflowed).
+final class EventHub: Sendable {
+    static let topics: Set<String> = ["record.changed", "sync.state", "sync.completed"]
+
+    private struct State {
+        var connections: [Int: ConnectionContext] = [:]
+        var seq: Int64 = 0
+    }
+    private let state = Mutex(State())
+
+    func connected(_ c: ConnectionContext) { state.withLock { $0.connections[c.id] = c } }
+    func disconnected(_ c: ConnectionContext) { _ = state.withLock { $0.connections.removeValue(forKey: c.id) } }
+
+    var lastSeq: Int64 { state.withLock { $0.seq } }
+
+    func publish(topic: String, _ fields: [String: JSON]) {
+        let (targets, seq): ([ConnectionContext], Int64) = state.withLock { s in
+            s.seq += 1
+            return (s.connections.values.filter { $0.subscribedTopics?.contains(topic) ?? false }, s.seq)
+        }
+        guard !targets.isEmpty else { return }
+        var params = fields
+        params["topic"] = .string(topic)
+        params["seq"] = .int(seq)
+        for c in targets { c.notify(method: "event", params: .object(params)) }
+    }
+
+    func recordsChanged(_ changes: [RecordChange]) {
+        for c in changes {
+            publish(topic: "record.changed", [
+                "collection": .string(c.collection.rawValue), "id": .string(c.id), "sermonId": JSON(c.sermonId),
+                "op": .string(c.op.rawValue), "origin": .string(c.origin.rawValue),
+            ])
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import TNotesCore
+import TNotesStore
+
+/// How stored records look to socket clients (contract §2 "Records as returned").
+enum RecordViews {
+    /// A sermon: its body, its sync state and this device's audio state; with children for `sermon.get`.
+    static func sermon(_ record: StoredRecord, in session: StoreSession, withChildren: Bool) throws -> JSON {
+        var o = record.body
+        o["syncState"] = .string(record.syncState.rawValue)
+        if case .object(var audio)? = o["audio"] {
+            let file = try session.audioFile(sermonId: record.id)
+            let matches = file?.sha256 == audio["sha256"]?.stringValue
+            audio["localAvailable"] = .bool(matches && (file?.localAvailable ?? false))
+            audio["uploaded"] = .bool(matches && (file?.uploaded ?? false))
+            o["audio"] = .object(audio)
+        }
+        if withChildren {
+            let notes = try session.children(.notes, sermonId: record.id).sorted(by: noteOrder)
+            o["notes"] = .array(notes.map { .object($0.body) })
+            o["transcript"] = try newest(session.children(.transcripts, sermonId: record.id)).map { .object($0.body) } ?? .null
+            o["summary"] = try newest(session.children(.summaries, sermonId: record.id)).map { .object($0.body) } ?? .null
+        }
+        return .object(o)
+    }
+
+    /// Notes by their place in the audio, then by creation.
+    static func noteOrder(_ a: StoredRecord, _ b: StoredRecord) -> Bool {
+        let ta = a.body["timestamp"]?.doubleValue ?? 0, tb = b.body["timestamp"]?.doubleValue ?? 0
+        if ta != tb { return ta < tb }
+        let ca = a.body["createdAt"]?.stringValue ?? "", cb = b.body["createdAt"]?.stringValue ?? ""
+        return (ca, a.id) < (cb, b.id)
+    }
+
+    /// Chat is listed by (createdAt, id, deviceId) on every device, so all devices show one order.
+    static func chatOrder(_ a: StoredRecord, _ b: StoredRecord) -> Bool {
+        let ka = (a.body["createdAt"]?.stringValue ?? "", a.id, a.body["deviceId"]?.stringValue ?? "")
+        let kb = (b.body["createdAt"]?.stringValue ?? "", b.id, b.body["deviceId"]?.stringValue ?? "")
+        return ka < kb
+    }
+
+    static func newest(_ records: [StoredRecord]) -> StoredRecord? {
+        records.max { $0.version < $1.version }
+    }
+}

@@ -1,0 +1,112 @@
+import Synchronization
+import TNotesCore
+import TNotesRPC
+import TNotesStore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `daemon.status`, `rpc.discover`, `events.subscribe` and the `sync.*` methods.
+struct SystemMethods {
+    let store: Store
+    let hub: EventHub
+    let info: DaemonInfo
+    let discovery: DiscoveryDocument
+
+    func register(into table: inout MethodTable) {
+        let store = self.store, hub = self.hub, info = self.info, discovery = self.discovery
+
+        table.add(MethodSpec("daemon.status", summary: "Version, schema, device, process and sync state.",
+                             result: ["type": "object"]) { _, _ in
+            let sync = try await Self.syncStatus(store: store, info: info)
+            return [
+                "version": .string(info.version), "schemaVersion": .int(Int64(store.schemaVersion)),
+                "deviceId": .string(store.deviceId), "pid": .int(Int64(getpid())),
+                "uptimeSeconds": .double(Double(Timestamp.nowMillis() - info.startedAtMillis) / 1000),
+                "socketPath": .string(info.socketPath), "dataDir": .string(info.dataDir), "sync": sync,
+            ]
+        })
+
+        table.add(MethodSpec("rpc.discover", summary: "The OpenRPC document of this socket API.",
+                             result: ["type": "object"]) { _, _ in
+            discovery.document
+        })
+
+        table.add(MethodSpec("events.subscribe", summary: "Receive event notifications on this connection.",
+                             params: [ParamSpec("topics", .arrayOf(.enumeration(EventHub.topics.sorted())),
+                                                "default: every topic")],
+                             result: ["type": "object"]) { p, connection in
+            let topics = Set(p["topics"]?.arrayValue?.compactMap { $0.stringValue } ?? Array(EventHub.topics))
+            connection.subscribe(topics)
+            // The current state comes with the answer, so a subscriber misses nothing between reading and subscribing.
+            let sync = try await Self.syncStatus(store: store, info: info)
+            return ["subscribed": .array(topics.sorted().map { .string($0) }), "seq": .int(hub.lastSeq), "sync": sync]
+        })
+
+        table.add(MethodSpec("sync.now", summary: "Sync now; with wait, answer when done.",
+                             params: [ParamSpec("wait", .bool)], result: ["type": "object"]) { _, _ in
+            throw RPCError.unavailable("sync is disabled (no sync.server_url in the config)")
+        })
+
+        table.add(MethodSpec("sync.status", summary: "The sync engine's state.", result: ["type": "object"]) { _, _ in
+            try await Self.syncStatus(store: store, info: info)
+        })
+
+        table.add(MethodSpec("sync.pending", summary: "The outbox: changes not yet accepted by the server.",
+                             result: ["type": "array"]) { _, _ in
+            throw RPCError.unavailable("sync is disabled (no sync.server_url in the config)")
+        })
+    }
+
+    static func syncStatus(store: Store, info: DaemonInfo) async throws -> JSON {
+        let counts = try await store.read { s in try s.outboxCounts() }
+        return [
+            "state": "disabled", "serverUrl": .null, "pendingOps": .int(Int64(counts.queued)),
+            "failedOps": .int(Int64(counts.failed)), "attempt": 0, "nextAttemptAt": .null, "lastSuccessAt": .null,
+            "lastError": .null,
+            "triggers": ["startup": 0, "periodic": 0, "localChange": 0, "network": 0, "manual": 0],
+        ]
+    }
+}
+
+/// Facts about this daemon process, fixed at start.
+struct DaemonInfo: Sendable {
+    let version: String
+    let socketPath: String
+    let dataDir: String
+    let startedAtMillis: Int64
+}
+
+/// The OpenRPC document, made once from the finished method table (so it describes exactly what dispatch does).
+final class DiscoveryDocument: Sendable {
+    private let value = Mutex<JSON>(.null)
+    var document: JSON { value.withLock { $0 } }
+    func set(_ doc: JSON) { value.withLock { $0 = doc } }
+
+    /// Record schemas for `components`, generated from the same RecordSchema that validates records.
+    static func components() -> JSON {
+        var schemas = [String: JSON]()
+        let names: [(RecordCollection, String)] = [(.sermons, "Sermon"), (.notes, "Note"), (.transcripts, "Transcript"),
+                                                   (.summaries, "Summary"), (.chatMessages, "ChatMessage")]
+        for (collection, name) in names {
+            var props = [String: JSON]()
+            for f in collection.schema.fields {
+                var s = f.type.schema
+                if f.nullable, case .object(var o) = s, let t = o["type"] {
+                    o["type"] = .array([t, "null"])
+                    s = .object(o)
+                }
+                props[f.name] = s
+            }
+            if collection == .sermons {
+                props["syncState"] = ["type": "string", "enum": ["pending", "synced", "error"]]
+                props["notes"] = ["type": "array", "items": ["$ref": "#/components/schemas/Note"]]
+                props["transcript"] = ["oneOf": [["$ref": "#/components/schemas/Transcript"], ["type": "null"]]]
+                props["summary"] = ["oneOf": [["$ref": "#/components/schemas/Summary"], ["type": "null"]]]
+            }
+            schemas[name] = ["type": "object", "properties": .object(props)]
+        }
+        return ["schemas": .object(schemas)]
+    }
+}

@@ -1,0 +1,91 @@
+import Logging
+import TNotesCore
+
+/// Turns one received line into the line to send back (nil: nothing to send, as for notifications).
+/// Knows JSON-RPC 2.0 — single calls, batches, notifications, error objects — and nothing of sockets.
+public struct Dispatcher: Sendable {
+    public let table: MethodTable
+    let logger: Logger
+
+    public init(table: MethodTable, logger: Logger) {
+        self.table = table
+        self.logger = logger
+    }
+
+    public func handle(line: [UInt8], context: ConnectionContext) async -> JSON? {
+        let parsed: JSON
+        do {
+            parsed = try JSON.parse(line)
+        } catch {
+            return Self.response(id: .null, error: .parseError("\(error)"))
+        }
+        switch parsed {
+        case .array(let items):
+            if items.isEmpty { return Self.response(id: .null, error: .invalidRequest("empty batch")) }
+            var replies = [JSON]()
+            for item in items {
+                if let r = await handleOne(item, context: context) { replies.append(r) }
+            }
+            return replies.isEmpty ? nil : .array(replies)
+        default:
+            return await handleOne(parsed, context: context)
+        }
+    }
+
+    func handleOne(_ request: JSON, context: ConnectionContext) async -> JSON? {
+        guard case .object(let o) = request else {
+            return Self.response(id: .null, error: .invalidRequest("a request must be an object"))
+        }
+        // The id is echoed only when it is one JSON-RPC allows; otherwise the reply's id is null.
+        let id = o["id"]
+        if let id {
+            switch id {
+            case .string, .int, .double, .null: break
+            default: return Self.response(id: .null, error: .invalidRequest("id must be a string, number or null"))
+            }
+        }
+        let replyId = id ?? .null
+        guard o["jsonrpc"] == .string("2.0") else {
+            return Self.response(id: replyId, error: .invalidRequest("jsonrpc must be \"2.0\""))
+        }
+        guard case .string(let name)? = o["method"] else {
+            return Self.response(id: replyId, error: .invalidRequest("method must be a string"))
+        }
+        if let p = o["params"] {
+            switch p {
+            case .object, .array: break
+            default: return Self.response(id: replyId, error: .invalidRequest("params must be an object or an array"))
+            }
+        }
+        let isNotification = id == nil
+        let result: Result<JSON, RPCError>
+        if let spec = table[name] {
+            result = await call(spec, params: o["params"], context: context)
+        } else {
+            result = .failure(.methodNotFound(name))
+        }
+        if isNotification { return nil }
+        switch result {
+        case .success(let value): return ["jsonrpc": "2.0", "id": replyId, "result": value]
+        case .failure(let e): return Self.response(id: replyId, error: e)
+        }
+    }
+
+    func call(_ spec: MethodSpec, params: JSON?, context: ConnectionContext) async -> Result<JSON, RPCError> {
+        do {
+            let validated = try spec.validate(params)
+            return .success(try await spec.handler(validated, context))
+        } catch let e as RPCError {
+            return .failure(e)
+        } catch let e as RPCErrorConvertible {
+            return .failure(e.rpcError)
+        } catch {
+            logger.error("method failed", metadata: ["method": .string(spec.name), "error": .string("\(error)")])
+            return .failure(.internalError("\(error)"))
+        }
+    }
+
+    public static func response(id: JSON, error: RPCError) -> JSON {
+        ["jsonrpc": "2.0", "id": id, "error": error.json]
+    }
+}

@@ -1,0 +1,141 @@
+import TNotesCore
+
+/// One declared parameter of a method. Dispatch validates every call against these before a handler runs,
+/// and `rpc.discover` describes them: one table serves both, so the description cannot drift.
+public struct ParamSpec: Sendable {
+    public let name: String
+    public let type: FieldType
+    public let required: Bool
+    public let nullable: Bool
+    public let summary: String
+
+    public init(_ name: String, _ type: FieldType, required: Bool = false, nullable: Bool = false, _ summary: String = "") {
+        self.name = name
+        self.type = type
+        self.required = required
+        self.nullable = nullable
+        self.summary = summary
+    }
+}
+
+/// Validated params, as a handler receives them.
+public struct Params: Sendable {
+    public let values: [String: JSON]
+
+    public init(_ values: [String: JSON]) { self.values = values }
+
+    public func has(_ name: String) -> Bool { values[name] != nil }
+    public subscript(name: String) -> JSON? { values[name] }
+    public func string(_ name: String) -> String? { values[name]?.stringValue }
+    public func bool(_ name: String) -> Bool? { values[name]?.boolValue }
+    public func double(_ name: String) -> Double? { values[name]?.doubleValue }
+    public func int(_ name: String) -> Int? { values[name]?.int64Value.map { Int($0) } }
+}
+
+public typealias MethodHandler = @Sendable (Params, ConnectionContext) async throws -> JSON
+
+public struct MethodSpec: Sendable {
+    public let name: String
+    public let summary: String
+    public let params: [ParamSpec]
+    /// A schema of the result, for `rpc.discover`.
+    public let result: JSON
+    public let handler: MethodHandler
+
+    public init(_ name: String, summary: String, params: [ParamSpec] = [], result: JSON = [:],
+                handler: @escaping MethodHandler) {
+        self.name = name
+        self.summary = summary
+        self.params = params
+        self.result = result
+        self.handler = handler
+    }
+
+    /// Named params only: unknown, missing, null where not allowed, or wrongly typed → the field is named.
+    public func validate(_ raw: JSON?) throws(RPCError) -> Params {
+        let input: [String: JSON]
+        switch raw {
+        case nil, .null?: input = [:]
+        case .object(let o)?: input = o
+        case .array(let a)?:
+            guard a.isEmpty else {
+                throw RPCError.invalidParams(field: "params", reason: "must be an object of named params")
+            }
+            input = [:]
+        case let other?:
+            throw RPCError.invalidParams(field: "params", reason: "must be an object, not \(other.typeName)")
+        }
+        for key in input.keys.sorted() where !params.contains(where: { $0.name == key }) {
+            throw RPCError.invalidParams(field: key, reason: "unknown param")
+        }
+        var out = [String: JSON]()
+        for p in params {
+            guard let v = input[p.name] else {
+                if p.required { throw RPCError.invalidParams(field: p.name, reason: "is required") }
+                continue
+            }
+            if v.isNull {
+                guard p.nullable else { throw RPCError.invalidParams(field: p.name, reason: "must not be null") }
+                out[p.name] = .null
+                continue
+            }
+            do {
+                out[p.name] = try p.type.validate(v, field: p.name)
+            } catch {
+                throw RPCError.invalidParams(error)
+            }
+        }
+        return Params(out)
+    }
+}
+
+/// The methods a server answers, by name.
+public struct MethodTable: Sendable {
+    public private(set) var methods: [String: MethodSpec] = [:]
+    public private(set) var order: [String] = []
+    public var title: String
+    public var version: String
+
+    public init(title: String, version: String) {
+        self.title = title
+        self.version = version
+    }
+
+    public mutating func add(_ spec: MethodSpec) {
+        precondition(methods[spec.name] == nil, "method \(spec.name) declared twice")
+        methods[spec.name] = spec
+        order.append(spec.name)
+    }
+
+    public subscript(name: String) -> MethodSpec? { methods[name] }
+
+    /// The OpenRPC document (https://spec.open-rpc.org) for this table.
+    public func openRPC(components: JSON? = nil) -> JSON {
+        var list = [JSON]()
+        for name in order {
+            let m = methods[name]!
+            var params = [JSON]()
+            for p in m.params {
+                var schema = p.type.schema
+                if p.nullable, case .object(var o) = schema, let t = o["type"] {
+                    o["type"] = .array([t, "null"])
+                    schema = .object(o)
+                }
+                var param: [String: JSON] = ["name": .string(p.name), "required": .bool(p.required), "schema": schema]
+                if !p.summary.isEmpty { param["summary"] = .string(p.summary) }
+                params.append(.object(param))
+            }
+            list.append([
+                "name": .string(m.name), "summary": .string(m.summary), "paramStructure": "by-name",
+                "params": .array(params), "result": ["name": "result", "schema": m.result],
+            ])
+        }
+        var doc: [String: JSON] = [
+            "openrpc": "1.2.6",
+            "info": ["title": .string(title), "version": .string(version)],
+            "methods": .array(list),
+        ]
+        if let components { doc["components"] = components }
+        return .object(doc)
+    }
+}

@@ -1,0 +1,222 @@
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+import TNotesCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The kernel's `struct ucred` (Glibc hides it behind _GNU_SOURCE), as SO_PEERCRED fills it in.
+struct PeerCredentials: Sendable {
+    var pid: Int32 = 0
+    var uid: UInt32 = 0
+    var gid: UInt32 = 0
+}
+
+/// SO_PEERCRED on Linux.
+private let soPeerCred: Int32 = 17
+
+/// The JSON-RPC server on a Unix socket: newline framing, a bounded line length, a peer-uid check, one
+/// task per connection (so a slow or stuck client holds back nobody but itself), requests on one
+/// connection answered in order, and a graceful stop that finishes the requests in flight.
+public final class UnixSocketServer: Service, Sendable {
+    public struct Configuration: Sendable {
+        public var maxLineBytes: Int
+        /// uids allowed besides root; normally just the daemon's own.
+        public var allowedUID: UInt32
+
+        public init(maxLineBytes: Int = 4 << 20, allowedUID: UInt32 = getuid()) {
+            self.maxLineBytes = maxLineBytes
+            self.allowedUID = allowedUID
+        }
+    }
+
+    typealias Connection = NIOAsyncChannel<LineFrame, ByteBuffer>
+
+    private let serverChannel: NIOAsyncChannel<Connection, Never>
+    private let dispatcher: Dispatcher
+    private let configuration: Configuration
+    private let logger: Logger
+    private let state = Mutex(State())
+    /// Called once per accepted connection, with its context (the daemon registers it for events).
+    private let onConnect: @Sendable (ConnectionContext) -> Void
+    private let onDisconnect: @Sendable (ConnectionContext) -> Void
+
+    struct State {
+        var nextId = 1
+        var shuttingDown = false
+        /// Open connections and whether each is in the middle of a request.
+        var connections: [Int: (channel: any Channel, busy: Bool)] = [:]
+    }
+
+    /// Binds a new socket at `path` (the caller has dealt with any stale file) and sets it to mode 0600.
+    public static func bind(path: String, group: MultiThreadedEventLoopGroup, dispatcher: Dispatcher,
+                            configuration: Configuration, logger: Logger,
+                            onConnect: @escaping @Sendable (ConnectionContext) -> Void = { _ in },
+                            onDisconnect: @escaping @Sendable (ConnectionContext) -> Void = { _ in }) async throws
+        -> UnixSocketServer
+    {
+        // The umask makes the file 0600 from the moment it exists; the chmod is belt and braces.
+        let oldMask = umask(0o177)
+        defer { umask(oldMask) }
+        let max = configuration.maxLineBytes
+        let channel = try await ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .bind(unixDomainSocketPath: path) { channel in
+                Self.initialize(channel, maxLineBytes: max)
+            }
+        chmod(path, 0o600)
+        return UnixSocketServer(channel: channel, dispatcher: dispatcher, configuration: configuration, logger: logger,
+                                onConnect: onConnect, onDisconnect: onDisconnect)
+    }
+
+    /// Serves on an already bound and listening socket (systemd socket activation).
+    public static func adopt(fd: Int32, group: MultiThreadedEventLoopGroup, dispatcher: Dispatcher,
+                             configuration: Configuration, logger: Logger,
+                             onConnect: @escaping @Sendable (ConnectionContext) -> Void = { _ in },
+                             onDisconnect: @escaping @Sendable (ConnectionContext) -> Void = { _ in }) async throws
+        -> UnixSocketServer
+    {
+        let max = configuration.maxLineBytes
+        let channel = try await ServerBootstrap(group: group).bind(fd) { channel in
+            Self.initialize(channel, maxLineBytes: max)
+        }
+        return UnixSocketServer(channel: channel, dispatcher: dispatcher, configuration: configuration, logger: logger,
+                                onConnect: onConnect, onDisconnect: onDisconnect)
+    }
+
+    private static func initialize(_ channel: any Channel, maxLineBytes: Int) -> EventLoopFuture<Connection> {
+        channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(
+                ByteToMessageHandler(LineFrameDecoder(maxLineBytes: maxLineBytes)))
+            return try Connection(wrappingChannelSynchronously: channel)
+        }
+    }
+
+    private init(channel: NIOAsyncChannel<Connection, Never>, dispatcher: Dispatcher, configuration: Configuration,
+                 logger: Logger, onConnect: @escaping @Sendable (ConnectionContext) -> Void,
+                 onDisconnect: @escaping @Sendable (ConnectionContext) -> Void)
+    {
+        self.serverChannel = channel
+        self.dispatcher = dispatcher
+        self.configuration = configuration
+        self.logger = logger
+        self.onConnect = onConnect
+        self.onDisconnect = onDisconnect
+    }
+
+    public func run() async throws {
+        try await withGracefulShutdownHandler {
+            try await withThrowingDiscardingTaskGroup { group in
+                try await serverChannel.executeThenClose { inbound in
+                    for try await connection in inbound {
+                        group.addTask { await self.serve(connection) }
+                    }
+                }
+            }
+        } onGracefulShutdown: {
+            self.beginShutdown()
+        }
+        logger.debug("socket server stopped")
+    }
+
+    /// Stops accepting; closes idle connections now and busy ones after their current request.
+    public func beginShutdown() {
+        let idle: [any Channel] = state.withLock { s in
+            s.shuttingDown = true
+            return s.connections.values.filter { !$0.busy }.map { $0.channel }
+        }
+        serverChannel.channel.close(promise: nil)
+        for c in idle { c.close(promise: nil) }
+    }
+
+    private func serve(_ connection: Connection) async {
+        let channel = connection.channel
+        let cred: PeerCredentials
+        do {
+            guard let provider = channel as? any SocketOptionProvider else { throw ChannelError.operationUnsupported }
+            cred = try await provider.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(soPeerCred)).get()
+        } catch {
+            logger.warning("cannot read peer credentials; closing", metadata: ["error": "\(error)"])
+            try? await channel.close()
+            return
+        }
+        let id: Int? = state.withLock { s in
+            if s.shuttingDown { return nil }
+            let id = s.nextId
+            s.nextId += 1
+            s.connections[id] = (channel, false)
+            return id
+        }
+        guard let id else {
+            try? await channel.close()
+            return
+        }
+        defer { _ = state.withLock { $0.connections.removeValue(forKey: id) } }
+        let context = ConnectionContext(id: id, peerUID: cred.uid, peerPID: cred.pid)
+        logger.debug("connection opened", metadata: ["conn": "\(id)", "uid": "\(cred.uid)", "pid": "\(cred.pid)"])
+
+        do {
+            try await connection.executeThenClose { inbound, outbound in
+                if cred.uid != 0 && cred.uid != configuration.allowedUID {
+                    logger.warning("refused a client of another user", metadata: ["uid": "\(cred.uid)"])
+                    let e = Dispatcher.response(id: .null, error: .forbidden("only uid \(configuration.allowedUID) or root may use this socket"))
+                    try? await outbound.write(Self.lineBuffer(e))
+                    return
+                }
+                onConnect(context)
+                defer {
+                    context.finish()
+                    onDisconnect(context)
+                }
+                try await withThrowingTaskGroup(of: Void.self) { tasks in
+                    // Events go out on their own task so a request never waits for an event and vice versa.
+                    tasks.addTask {
+                        for await event in context.events {
+                            try await outbound.write(Self.lineBuffer(event))
+                        }
+                    }
+                    defer { tasks.cancelAll() }
+                    for try await frame in inbound {
+                        switch frame {
+                        case .tooLong:
+                            logger.info("request line over the limit; closing", metadata: ["conn": "\(id)"])
+                            let e = Dispatcher.response(id: .null, error: .tooLarge(limit: configuration.maxLineBytes))
+                            try await outbound.write(Self.lineBuffer(e))
+                            return
+                        case .line(let buffer):
+                            let bytes = Array(buffer.readableBytesView)
+                            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+                            guard markBusy(id, true) else { return }
+                            let reply = await dispatcher.handle(line: bytes, context: context)
+                            if let reply { try await outbound.write(Self.lineBuffer(reply)) }
+                            guard markBusy(id, false) else { return }
+                        }
+                    }
+                }
+            }
+        } catch {
+            logger.debug("connection ended with an error", metadata: ["conn": "\(id)", "error": "\(error)"])
+        }
+        logger.debug("connection closed", metadata: ["conn": "\(id)"])
+    }
+
+    /// Records whether a connection is busy; false when the server is shutting down and the
+    /// connection should close (after finishing what it was doing).
+    private func markBusy(_ id: Int, _ busy: Bool) -> Bool {
+        state.withLock { s in
+            if s.shuttingDown { return false }
+            s.connections[id]?.busy = busy
+            return true
+        }
+    }
+
+    static func lineBuffer(_ json: JSON) -> ByteBuffer {
+        var bytes = json.bytes
+        bytes.append(UInt8(ascii: "\n"))
+        return ByteBuffer(bytes: bytes)
+    }
+}

@@ -1,0 +1,71 @@
+/// The schema, as one ordered list of steps. Step N takes a database from `user_version` N-1 to N.
+/// Steps are only ever appended: a released step never changes, so every old database upgrades the same way.
+public struct Migration: Sendable {
+    public let version: Int
+    public let summary: String
+    public let sql: String
+}
+
+public enum Migrations {
+    public static let all: [Migration] = [
+        Migration(version: 1, summary: "records, outbox, pull cursor, meta", sql: """
+            CREATE TABLE meta(
+                key TEXT PRIMARY KEY,
+                value TEXT NOT NULL
+            ) WITHOUT ROWID;
+
+            -- Every synced record of every collection, as its canonical JSON body (the same text the
+            -- outbox queues and the wire carries). Transcript segments live inside the body as a real
+            -- JSON array; the CHECK refuses a body that is not a JSON object.
+            CREATE TABLE records(
+                collection TEXT NOT NULL,
+                id TEXT NOT NULL,
+                sermon_id TEXT,
+                updated_at TEXT NOT NULL,
+                device_id TEXT NOT NULL,
+                deleted_at TEXT,
+                sort_key TEXT,
+                sync_state TEXT NOT NULL DEFAULT 'pending' CHECK(sync_state IN ('pending','synced','error')),
+                body TEXT NOT NULL CHECK(json_valid(body) AND json_type(body) = 'object'),
+                PRIMARY KEY(collection, id)
+            ) WITHOUT ROWID;
+            CREATE INDEX records_by_sermon ON records(sermon_id, collection);
+            CREATE INDEX records_sermon_order ON records(collection, sort_key DESC, id DESC);
+
+            -- The durable sync queue: each row holds the exact Change body that will be pushed.
+            CREATE TABLE outbox(
+                seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                op_id TEXT NOT NULL UNIQUE,
+                collection TEXT NOT NULL,
+                record_id TEXT NOT NULL,
+                op TEXT NOT NULL CHECK(op IN ('upsert','delete')),
+                change TEXT NOT NULL CHECK(json_valid(change)),
+                attempts INTEGER NOT NULL DEFAULT 0,
+                last_error TEXT,
+                state TEXT NOT NULL DEFAULT 'queued' CHECK(state IN ('queued','failed')),
+                created_at TEXT NOT NULL
+            );
+
+            CREATE TABLE sync_cursor(
+                id INTEGER PRIMARY KEY CHECK(id = 1),
+                cursor TEXT NOT NULL,
+                updated_at TEXT NOT NULL
+            );
+            """),
+        Migration(version: 2, summary: "local audio files, outbox state index", sql: """
+            -- What this device holds of each sermon's audio; not synced (the sermon's audio metadata is).
+            CREATE TABLE audio_files(
+                sermon_id TEXT PRIMARY KEY,
+                path TEXT,
+                sha256 TEXT,
+                size_bytes INTEGER,
+                local_available INTEGER NOT NULL DEFAULT 0,
+                uploaded INTEGER NOT NULL DEFAULT 0,
+                updated_at TEXT NOT NULL
+            ) WITHOUT ROWID;
+            CREATE INDEX outbox_by_state ON outbox(state, seq);
+            """),
+    ]
+
+    public static var latestVersion: Int { all.last!.version }
+}

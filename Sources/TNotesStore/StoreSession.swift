@@ -1,0 +1,188 @@
+import TNotesCore
+
+/// What code running on the store queue may do. Local writes and records arriving by pull go through
+/// the same `apply` — the one place where the merge rule decides — so a child record of an existing
+/// sermon is merged on its own, exactly as a new one would be.
+public final class StoreSession {
+    let db: SQLiteConnection
+    unowned let store: Store
+    var changes: [RecordChange] = []
+
+    init(db: SQLiteConnection, store: Store) {
+        self.db = db
+        self.store = store
+    }
+
+    public var deviceId: String { store.deviceId }
+
+    /// A new HLC stamp for a local write.
+    public func stamp() -> String { store.tick() }
+
+    // MARK: Records
+
+    public func record(_ collection: RecordCollection, id: String) throws -> StoredRecord? {
+        let rows = try db.query(
+            "SELECT body, device_id, sync_state FROM records WHERE collection = ? AND id = ?",
+            [.text(collection.rawValue), .text(id)])
+        return try rows.first.map { try decode(collection, $0) }
+    }
+
+    /// Live children of a sermon in one collection (tombstones left out unless asked for).
+    public func children(_ collection: RecordCollection, sermonId: String, includeDeleted: Bool = false) throws
+        -> [StoredRecord]
+    {
+        let sql = includeDeleted
+            ? "SELECT body, device_id, sync_state FROM records WHERE sermon_id = ? AND collection = ?"
+            : "SELECT body, device_id, sync_state FROM records WHERE sermon_id = ? AND collection = ? AND deleted_at IS NULL"
+        return try db.query(sql, [.text(sermonId), .text(collection.rawValue)]).map { try decode(collection, $0) }
+    }
+
+    /// Sermons newest first (by date, then id), a page at a time. `after` is the `next` of the previous page.
+    public func sermons(includeArchived: Bool, includeDeleted: Bool, limit: Int, after: (String, String)?) throws
+        -> (items: [StoredRecord], next: (String, String)?)
+    {
+        var sql = "SELECT body, device_id, sync_state, sort_key, id FROM records WHERE collection = 'sermons'"
+        var args: [SQLValue] = []
+        if !includeDeleted { sql += " AND deleted_at IS NULL" }
+        if !includeArchived { sql += " AND json_extract(body, '$.isArchived') = 0" }
+        if let (key, id) = after {
+            sql += " AND (sort_key < ? OR (sort_key = ? AND id < ?))"
+            args += [.text(key), .text(key), .text(id)]
+        }
+        sql += " ORDER BY sort_key DESC, id DESC LIMIT ?"
+        args.append(.int(Int64(limit + 1)))
+        let rows = try db.query(sql, args)
+        let items = try rows.prefix(limit).map { try decode(.sermons, $0) }
+        var next: (String, String)?
+        if rows.count > limit, let last = rows.prefix(limit).last, let key = last[3].string, let id = last[4].string {
+            next = (key, id)
+        }
+        return (items, next)
+    }
+
+    public func count(_ collection: RecordCollection, live: Bool = true) throws -> Int {
+        let sql = live
+            ? "SELECT count(*) FROM records WHERE collection = ? AND deleted_at IS NULL"
+            : "SELECT count(*) FROM records WHERE collection = ?"
+        return Int(try db.scalar(sql, [.text(collection.rawValue)]).int ?? 0)
+    }
+
+    private func decode(_ collection: RecordCollection, _ row: Row) throws -> StoredRecord {
+        guard let text = row[0].string, case .object(let body) = try JSON.parse(text) else {
+            throw StoreError.corruptRow("\(collection.rawValue) body is not an object")
+        }
+        return StoredRecord(collection: collection, body: body, deviceId: row[1].string ?? "",
+                            syncState: SyncState(rawValue: row[2].string ?? "") ?? .pending)
+    }
+
+    // MARK: The one merge path
+
+    /// Makes a local change: stamps it with the HLC, merges it (it always wins: its stamp is the newest),
+    /// and queues the exact Change in the outbox — all inside the caller's transaction.
+    @discardableResult
+    public func commitLocal(_ collection: RecordCollection, record: [String: JSON], op: Change.Op) throws -> StoredRecord {
+        let normalized: [String: JSON]
+        do { normalized = try collection.schema.normalize(.object(record)) } catch { throw StoreError.invalid(error) }
+        let change = Change(opId: Identifier.make(), collection: collection, id: normalized.recordId, op: op,
+                            updatedAt: normalized.updatedAt, deviceId: deviceId, record: normalized)
+        _ = try apply(change, origin: .local)
+        return StoredRecord(collection: collection, body: normalized, deviceId: deviceId, syncState: .pending)
+    }
+
+    /// Merges one version of one record by `(updatedAt, deviceId)`. Remote versions advance the clock and
+    /// never enqueue anything; local versions enqueue their Change. Returns what the merge decided.
+    @discardableResult
+    public func apply(_ change: Change, origin: RecordChange.Origin) throws -> MergeOutcome {
+        if origin == .remote { store.receive(change.updatedAt) }
+        let existing = try db.query(
+            "SELECT updated_at, device_id FROM records WHERE collection = ? AND id = ?",
+            [.text(change.collection.rawValue), .text(change.id)]
+        ).first.map { RecordVersion(updatedAt: $0[0].string ?? "", deviceId: $0[1].string ?? "") }
+        let outcome = MergeRule.decide(existing: existing, incoming: change.version,
+                                       appendOnly: change.collection.isAppendOnly)
+        guard outcome == .applied else { return outcome }
+
+        let body = JSON.object(change.record).text
+        let sortKey: SQLValue = change.collection == .sermons ? SQLValue(change.record["date"]?.stringValue) : .null
+        let syncState = origin == .local ? SyncState.pending : .synced
+        try db.run("""
+            INSERT INTO records(collection, id, sermon_id, updated_at, device_id, deleted_at, sort_key, sync_state, body)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(collection, id) DO UPDATE SET
+              sermon_id = excluded.sermon_id, updated_at = excluded.updated_at, device_id = excluded.device_id,
+              deleted_at = excluded.deleted_at, sort_key = excluded.sort_key, sync_state = excluded.sync_state,
+              body = excluded.body
+            """,
+            [.text(change.collection.rawValue), .text(change.id), SQLValue(change.record.sermonId),
+             .text(change.updatedAt), .text(change.deviceId), SQLValue(change.record.deletedAt), sortKey,
+             .text(syncState.rawValue), .text(body)])
+        if origin == .local {
+            try db.run("""
+                INSERT INTO outbox(op_id, collection, record_id, op, change, created_at) VALUES (?, ?, ?, ?, ?, ?)
+                """,
+                [.text(change.opId), .text(change.collection.rawValue), .text(change.id), .text(change.op.rawValue),
+                 .text(change.json.text), .text(Timestamp.now())])
+        }
+        changes.append(RecordChange(collection: change.collection, id: change.id, sermonId: change.record.sermonId,
+                                    op: change.op, origin: origin))
+        return outcome
+    }
+
+    // MARK: Outbox
+
+    public func outbox(limit: Int = 1000) throws -> [OutboxEntry] {
+        try db.query("""
+            SELECT seq, op_id, collection, record_id, op, attempts, last_error, state, change
+            FROM outbox ORDER BY seq LIMIT ?
+            """, [.int(Int64(limit))]
+        ).map {
+            OutboxEntry(seq: $0[0].int ?? 0, opId: $0[1].string ?? "", collection: $0[2].string ?? "",
+                        recordId: $0[3].string ?? "", op: $0[4].string ?? "", attempts: Int($0[5].int ?? 0),
+                        lastError: $0[6].string, state: $0[7].string ?? "", change: $0[8].string ?? "")
+        }
+    }
+
+    public func outboxCounts() throws -> (queued: Int, failed: Int) {
+        let rows = try db.query("SELECT state, count(*) FROM outbox GROUP BY state")
+        var queued = 0, failed = 0
+        for r in rows {
+            if r[0].string == "failed" { failed = Int(r[1].int ?? 0) } else { queued += Int(r[1].int ?? 0) }
+        }
+        return (queued, failed)
+    }
+
+    // MARK: Audio files
+
+    public func audioFile(sermonId: String) throws -> AudioFileState? {
+        try db.query("""
+            SELECT sermon_id, path, sha256, size_bytes, local_available, uploaded FROM audio_files WHERE sermon_id = ?
+            """, [.text(sermonId)]
+        ).first.map {
+            AudioFileState(sermonId: $0[0].string ?? "", path: $0[1].string, sha256: $0[2].string, sizeBytes: $0[3].int,
+                           localAvailable: ($0[4].int ?? 0) != 0, uploaded: ($0[5].int ?? 0) != 0)
+        }
+    }
+
+    public func setAudioFile(_ state: AudioFileState) throws {
+        try db.run("""
+            INSERT INTO audio_files(sermon_id, path, sha256, size_bytes, local_available, uploaded, updated_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(sermon_id) DO UPDATE SET path = excluded.path, sha256 = excluded.sha256,
+              size_bytes = excluded.size_bytes, local_available = excluded.local_available,
+              uploaded = excluded.uploaded, updated_at = excluded.updated_at
+            """,
+            [.text(state.sermonId), SQLValue(state.path), SQLValue(state.sha256), state.sizeBytes.map { .int($0) } ?? .null,
+             .int(state.localAvailable ? 1 : 0), .int(state.uploaded ? 1 : 0), .text(Timestamp.now())])
+    }
+
+    // MARK: Meta
+
+    public func meta(_ key: String) throws -> String? {
+        try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(key)]).string
+    }
+
+    public func setMeta(_ key: String, _ value: String) throws {
+        try db.run("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                   [.text(key), .text(value)])
+    }
+}

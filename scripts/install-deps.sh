@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs the Debian packages tnotes builds and tests with, when missing. Idempotent; quiet when all are there.
+set -euo pipefail
+packages=(libsqlite3-dev libcurl4-openssl-dev libsystemd-dev postgresql socat systemd iproute2)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "installing: ${missing[*]}" >&2
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq >/dev/null
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
