@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "tnotesd", targets: ["tnotesd"]),
+        .executable(name: "tnotes-server", targets: ["tnotes-server"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -14,6 +15,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // SQLite from Debian's libsqlite3-dev.
@@ -23,9 +26,13 @@ let package = Package(
         .target(name: "TNotesCore", dependencies: [
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
+        // Strict TOML reading (unknown key / wrong type / bad value → an error naming file and key).
+        .target(name: "TNotesConfig", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")]),
+        // A small SQLite connection/statement layer, shared by the daemon's store and the server.
+        .target(name: "TNotesSQLite", dependencies: ["CSQLite"]),
         // SQLite store: migrations, records, outbox, cursor, meta.
         .target(name: "TNotesStore", dependencies: [
-            "CSQLite", "TNotesCore",
+            "CSQLite", "TNotesSQLite", "TNotesCore",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // JSON-RPC 2.0: framing, method table, dispatch, Unix socket server.
@@ -38,13 +45,27 @@ let package = Package(
         ]),
         // The daemon: config, paths, single-instance lock, record methods, wiring.
         .target(name: "TNotesDaemon", dependencies: [
-            "TNotesCore", "TNotesStore", "TNotesRPC",
+            "TNotesCore", "TNotesStore", "TNotesRPC", "TNotesConfig",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "TOMLKit", package: "TOMLKit"),
+        ]),
+        // The sync server: HTTP API (Hummingbird), storage on SQLite or PostgreSQL, users and tokens.
+        .target(name: "TNotesServer", dependencies: [
+            "TNotesCore", "TNotesSQLite", "TNotesConfig",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "TOMLKit", package: "TOMLKit"),
+        ]),
+        .executableTarget(name: "tnotes-server", dependencies: [
+            "TNotesServer",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "tnotesd", dependencies: [
             "TNotesDaemon",
@@ -57,5 +78,6 @@ let package = Package(
         .testTarget(name: "TNotesStoreTests", dependencies: ["TNotesStore", "TNotesCore", "TNotesTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "TNotesDaemonTests", dependencies: ["TNotesTestSupport", "TNotesCore", "tnotesd"]),
+        .testTarget(name: "TNotesServerTests", dependencies: ["TNotesTestSupport", "TNotesCore", "tnotes-server"]),
     ]
 )

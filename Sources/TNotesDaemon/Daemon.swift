@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
+import TNotesConfig
 import TNotesCore
 import TNotesRPC
 import TNotesStore

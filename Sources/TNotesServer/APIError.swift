@@ -1,0 +1,53 @@
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import TNotesCore
+
+/// An error answered as JSON `{error, detail}` with its HTTP status (contract §7).
+public struct APIError: Error, HTTPResponseError, Sendable {
+    public let status: HTTPResponse.Status
+    public let error: String
+    public let detail: String
+    public var headers: HTTPFields = [:]
+
+    public init(status: HTTPResponse.Status, error: String, detail: String) {
+        self.status = status
+        self.error = error
+        self.detail = detail
+    }
+
+    public static func badRequest(_ field: String, _ reason: String) -> APIError {
+        var e = APIError(status: .badRequest, error: "invalid_request", detail: "\(field): \(reason)")
+        e.field = field
+        return e
+    }
+    public static func malformedJSON(_ detail: String) -> APIError {
+        APIError(status: .badRequest, error: "malformed_json", detail: detail)
+    }
+    public static let unauthorized = APIError(status: .unauthorized, error: "unauthorized",
+                                              detail: "a valid Authorization: Bearer token is required")
+    public static func notFound(_ what: String) -> APIError { APIError(status: .notFound, error: "not_found", detail: "\(what) not found") }
+    public static func tooLarge(_ limit: Int64) -> APIError {
+        APIError(status: .contentTooLarge, error: "too_large", detail: "the body is larger than the limit of \(limit) bytes")
+    }
+
+    var field: String?
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        var body: [String: JSON] = ["error": .string(error), "detail": .string(detail)]
+        if let field { body["field"] = .string(field) }
+        var response = JSONResponse.make(.object(body), status: status)
+        for h in headers { response.headers.append(h) }
+        if status == .unauthorized { response.headers[.wwwAuthenticate] = "Bearer" }
+        return response
+    }
+}
+
+enum JSONResponse {
+    static func make(_ json: JSON, status: HTTPResponse.Status = .ok) -> Response {
+        var bytes = json.bytes
+        bytes.append(UInt8(ascii: "\n"))
+        return Response(status: status, headers: [.contentType: "application/json; charset=utf-8"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+}

@@ -1,0 +1,308 @@
+import Logging
+import NIOCore
+import PostgresNIO
+import TNotesCore
+
+/// The PostgreSQL backend (postgres-nio). A push transaction begins with
+/// `SELECT seq FROM user_seq WHERE user_id = $1 FOR UPDATE`: the per-user counter row stays locked until
+/// commit, so one user's pushes are serialized and their sequence numbers commit in order (a concurrent
+/// pull can never see N+1 before N). Different users never wait for each other.
+public final class PostgresServerStorage: ServerStorage, @unchecked Sendable {
+    public let backendName = "postgres"
+    let client: PostgresClient
+    let logger: Logger
+    private var runTask: Task<Void, Never>?
+
+    public init(url: String, logger: Logger) throws {
+        let config = try Self.configuration(from: url)
+        self.logger = logger
+        client = PostgresClient(configuration: config, backgroundLogger: logger)
+        let c = client
+        runTask = Task { await c.run() }
+    }
+
+    /// `postgres://user:pass@host:port/db` (also `postgresql://`).
+    static func configuration(from url: String) throws -> PostgresClient.Configuration {
+        var rest: Substring
+        if url.hasPrefix("postgres://") { rest = url.dropFirst("postgres://".count) }
+        else if url.hasPrefix("postgresql://") { rest = url.dropFirst("postgresql://".count) }
+        else { throw ServerError.config("database URL must start with postgres:// (got \(url))") }
+        var query = ""
+        if let q = rest.firstIndex(of: "?") {
+            query = String(rest[rest.index(after: q)...])
+            rest = rest[..<q]
+        }
+        var user = "postgres", password: String?
+        if let at = rest.lastIndex(of: "@") {
+            let cred = rest[..<at]
+            rest = rest[rest.index(after: at)...]
+            if let colon = cred.firstIndex(of: ":") {
+                user = percentDecode(String(cred[..<colon]))
+                password = percentDecode(String(cred[cred.index(after: colon)...]))
+            } else {
+                user = percentDecode(String(cred))
+            }
+        }
+        var database: String?
+        if let slash = rest.firstIndex(of: "/") {
+            database = String(rest[rest.index(after: slash)...])
+            rest = rest[..<slash]
+        }
+        var host = String(rest), port = 5432
+        if let colon = rest.lastIndex(of: ":"), let p = Int(rest[rest.index(after: colon)...]) {
+            host = String(rest[..<colon])
+            port = p
+        }
+        if host.isEmpty { host = "127.0.0.1" }
+        let tls: PostgresClient.Configuration.TLS = query.contains("sslmode=require")
+            ? .require(.makeClientConfiguration()) : .disable
+        return PostgresClient.Configuration(host: host, port: port, username: user, password: password,
+                                            database: database, tls: tls)
+    }
+
+    static func percentDecode(_ s: String) -> String {
+        var out = [UInt8]()
+        var it = Array(s.utf8)[...]
+        while let c = it.popFirst() {
+            if c == UInt8(ascii: "%"), it.count >= 2, let v = UInt8(String(decoding: it.prefix(2), as: UTF8.self), radix: 16) {
+                out.append(v)
+                it = it.dropFirst(2)
+            } else {
+                out.append(c)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    public func close() async {
+        runTask?.cancel()
+        runTask = nil
+    }
+
+    public func migrate() async throws {
+        try await client.withTransaction(logger: logger) { conn in
+            // Two servers starting at once must not both migrate.
+            try await conn.query("SELECT pg_advisory_xact_lock(7419)", logger: logger)
+            try await conn.query("CREATE TABLE IF NOT EXISTS schema_version(version INT NOT NULL)", logger: logger)
+            var version = 0
+            for try await v in try await conn.query("SELECT version FROM schema_version", logger: logger).decode(Int.self) {
+                version = v
+            }
+            guard version <= ServerSchema.postgres.count else {
+                throw ServerError.storage("database schema version \(version) is newer than this server supports")
+            }
+            for (i, sql) in ServerSchema.postgres.enumerated() where i + 1 > version {
+                for statement in Self.statements(sql) {
+                    try await conn.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+            }
+            try await conn.query("DELETE FROM schema_version", logger: logger)
+            let latest = ServerSchema.postgres.count
+            try await conn.query("INSERT INTO schema_version(version) VALUES (\(latest))", logger: logger)
+            let epoch = Identifier.make()
+            try await conn.query("INSERT INTO server_meta(key, value) VALUES ('epoch', \(epoch)) ON CONFLICT (key) DO NOTHING",
+                                 logger: logger)
+        }
+    }
+
+    /// Splits a migration into statements (comments dropped; no statement here has a ';' inside a string).
+    static func statements(_ sql: String) -> [String] {
+        let lines = sql.split(separator: "\n").filter { !$0.drop(while: { $0 == " " }).hasPrefix("--") }
+        return lines.joined(separator: "\n").split(separator: ";").map { String($0) }
+            .filter { $0.contains(where: { !$0.isWhitespace }) }
+    }
+
+    public func epoch() async throws -> String {
+        for try await v in try await client.query("SELECT value FROM server_meta WHERE key = 'epoch'", logger: logger)
+            .decode(String.self)
+        { return v }
+        return ""
+    }
+
+    public func createUser(name: String, tokenHash: String, at: String) async throws {
+        try await client.withTransaction(logger: logger) { conn in
+            for try await _ in try await conn.query("SELECT 1 FROM users WHERE name = \(name)", logger: logger).decode(Int.self) {
+                throw ServerError.conflict("user \(name) exists")
+            }
+            var id: Int64 = 0
+            for try await v in try await conn.query(
+                "INSERT INTO users(name, token_hash, created_at) VALUES (\(name), \(tokenHash), \(at)) RETURNING id",
+                logger: logger).decode(Int64.self) { id = v }
+            try await conn.query("INSERT INTO user_seq(user_id, seq) VALUES (\(id), 0)", logger: logger)
+        }
+    }
+
+    public func users() async throws -> [UserInfo] {
+        var out = [UserInfo]()
+        for try await (id, name, created, revoked) in try await client.query(
+            "SELECT id, name, created_at, revoked_at FROM users ORDER BY id", logger: logger
+        ).decode((Int64, String, String, String?).self) {
+            out.append(UserInfo(id: id, name: name, createdAt: created, revokedAt: revoked))
+        }
+        return out
+    }
+
+    public func revokeUser(name: String, at: String) async throws -> Bool {
+        var n = 0
+        for try await _ in try await client.query("""
+            UPDATE users SET revoked_at = \(at), token_hash = 'revoked:' || id WHERE name = \(name) AND revoked_at IS NULL
+            RETURNING id
+            """, logger: logger).decode(Int64.self) { n += 1 }
+        return n > 0
+    }
+
+    public func userId(tokenHash: String) async throws -> Int64? {
+        for try await id in try await client.query(
+            "SELECT id FROM users WHERE token_hash = \(tokenHash) AND revoked_at IS NULL", logger: logger
+        ).decode(Int64.self) { return id }
+        return nil
+    }
+
+    public func transaction<T: Sendable>(user: Int64, _ body: @Sendable (any ServerTransaction) async throws -> T)
+        async throws -> T
+    {
+        let logger = self.logger
+        return try await client.withTransaction(logger: logger) { conn in
+            var seq: Int64 = 0
+            for try await s in try await conn.query("SELECT seq FROM user_seq WHERE user_id = \(user) FOR UPDATE",
+                                                     logger: logger).decode(Int64.self) { seq = s }
+            let tx = Transaction(conn: conn, user: user, seq: seq, logger: logger)
+            let result = try await body(tx)
+            let final = tx.seq
+            try await conn.query("UPDATE user_seq SET seq = \(final) WHERE user_id = \(user)", logger: logger)
+            return result
+        }
+    }
+
+    final class Transaction: ServerTransaction, @unchecked Sendable {
+        let conn: PostgresConnection
+        let user: Int64
+        var seq: Int64
+        let logger: Logger
+
+        init(conn: PostgresConnection, user: Int64, seq: Int64, logger: Logger) {
+            self.conn = conn
+            self.user = user
+            self.seq = seq
+            self.logger = logger
+        }
+
+        func opResult(_ opId: String) async throws -> String? {
+            for try await r in try await conn.query(
+                "SELECT result FROM applied_ops WHERE user_id = \(user) AND op_id = \(opId)", logger: logger
+            ).decode(String.self) { return r }
+            return nil
+        }
+
+        func recordOp(_ opId: String, result: String) async throws {
+            try await conn.query("""
+                INSERT INTO applied_ops(user_id, op_id, result) VALUES (\(user), \(opId), \(result)) ON CONFLICT DO NOTHING
+                """, logger: logger)
+        }
+
+        func current(_ collection: RecordCollection, id: String) async throws -> (version: RecordVersion, body: [String: JSON])? {
+            let c = collection.rawValue
+            for try await (u, d, b) in try await conn.query(
+                "SELECT updated_at, device_id, body::text FROM records WHERE user_id = \(user) AND collection = \(c) AND id = \(id)",
+                logger: logger).decode((String, String, String).self)
+            {
+                return (RecordVersion(updatedAt: u, deviceId: d), try JSON.parse(b).objectValue ?? [:])
+            }
+            return nil
+        }
+
+        func children(_ collection: RecordCollection, sermonId: String) async throws
+            -> [(version: RecordVersion, body: [String: JSON])]
+        {
+            let c = collection.rawValue
+            var out = [(version: RecordVersion, body: [String: JSON])]()
+            for try await (u, d, b) in try await conn.query("""
+                SELECT updated_at, device_id, body::text FROM records
+                WHERE user_id = \(user) AND sermon_id = \(sermonId) AND collection = \(c)
+                """, logger: logger).decode((String, String, String).self)
+            {
+                out.append((RecordVersion(updatedAt: u, deviceId: d), try JSON.parse(b).objectValue ?? [:]))
+            }
+            return out
+        }
+
+        func write(_ change: Change) async throws -> Int64 {
+            seq += 1
+            let s = seq
+            let body = JSON.object(change.record).text
+            let c = change.collection.rawValue, op = change.op.rawValue
+            let sermonId = change.record.sermonId, deletedAt = change.record.deletedAt
+            try await conn.query("""
+                INSERT INTO records(user_id, collection, id, sermon_id, updated_at, device_id, deleted_at, seq, body)
+                VALUES (\(user), \(c), \(change.id), \(sermonId), \(change.updatedAt), \(change.deviceId), \(deletedAt), \(s), \(body)::jsonb)
+                ON CONFLICT (user_id, collection, id) DO UPDATE SET sermon_id = excluded.sermon_id,
+                  updated_at = excluded.updated_at, device_id = excluded.device_id, deleted_at = excluded.deleted_at,
+                  seq = excluded.seq, body = excluded.body
+                """, logger: logger)
+            try await conn.query("""
+                INSERT INTO changes(user_id, seq, collection, id, op, updated_at, device_id, body)
+                VALUES (\(user), \(s), \(c), \(change.id), \(op), \(change.updatedAt), \(change.deviceId), \(body)::jsonb)
+                """, logger: logger)
+            return s
+        }
+    }
+
+    public func changes(user: Int64, after seq: Int64, limit: Int) async throws -> [LoggedChange] {
+        var out = [LoggedChange]()
+        let lim = Int64(limit)
+        for try await (s, c, id, op, u, d, b) in try await client.query("""
+            SELECT seq, collection, id, op, updated_at, device_id, body::text FROM changes
+            WHERE user_id = \(user) AND seq > \(seq) ORDER BY seq LIMIT \(lim)
+            """, logger: logger).decode((Int64, String, String, String, String, String, String).self)
+        {
+            out.append(LoggedChange(seq: s, collection: RecordCollection(rawValue: c) ?? .sermons, id: id,
+                                    op: Change.Op(rawValue: op) ?? .upsert, updatedAt: u, deviceId: d,
+                                    record: try JSON.parse(b).objectValue ?? [:]))
+        }
+        return out
+    }
+
+    public func latestSeq(user: Int64) async throws -> Int64 {
+        for try await s in try await client.query("SELECT seq FROM user_seq WHERE user_id = \(user)", logger: logger)
+            .decode(Int64.self) { return s }
+        return 0
+    }
+
+    public func records(user: Int64, collection: RecordCollection) async throws -> [[String: JSON]] {
+        var out = [[String: JSON]]()
+        let c = collection.rawValue
+        for try await b in try await client.query(
+            "SELECT body::text FROM records WHERE user_id = \(user) AND collection = \(c) AND deleted_at IS NULL",
+            logger: logger).decode(String.self)
+        {
+            out.append(try JSON.parse(b).objectValue ?? [:])
+        }
+        return out
+    }
+
+    public func newestUpdatedAt() async throws -> String? {
+        for try await v in try await client.query("SELECT max(updated_at) FROM records", logger: logger).decode(String?.self) {
+            return v
+        }
+        return nil
+    }
+
+    public func audio(user: Int64, sermonId: String) async throws -> AudioBlobInfo? {
+        for try await (s, sha, size, u) in try await client.query(
+            "SELECT sermon_id, sha256, size_bytes, updated_at FROM audio WHERE user_id = \(user) AND sermon_id = \(sermonId)",
+            logger: logger).decode((String, String, Int64, String).self)
+        {
+            return AudioBlobInfo(sermonId: s, sha256: sha, sizeBytes: size, updatedAt: u)
+        }
+        return nil
+    }
+
+    public func setAudio(user: Int64, _ info: AudioBlobInfo) async throws {
+        try await client.query("""
+            INSERT INTO audio(user_id, sermon_id, sha256, size_bytes, updated_at)
+            VALUES (\(user), \(info.sermonId), \(info.sha256), \(info.sizeBytes), \(info.updatedAt))
+            ON CONFLICT (user_id, sermon_id) DO UPDATE SET sha256 = excluded.sha256, size_bytes = excluded.size_bytes,
+              updated_at = excluded.updated_at
+            """, logger: logger)
+    }
+}

@@ -1,0 +1,223 @@
+import TNotesCore
+import TNotesSQLite
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The embedded backend: one SQLite file (WAL, synchronous=FULL: an acknowledged push survives power
+/// loss). One connection, used by one task at a time under an async lock, so a user's sequence numbers
+/// are assigned and committed strictly in order.
+public final class SQLiteServerStorage: ServerStorage, @unchecked Sendable {
+    public let backendName = "sqlite"
+    let path: String
+    let db: SQLiteConnection
+    let mutex = AsyncMutex()
+
+    public init(path: String) throws {
+        self.path = path
+        db = try SQLiteConnection(path: path, create: true)
+        try db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;")
+    }
+
+    public func migrate() async throws {
+        try await mutex.withLock {
+            let version = Int(try db.scalar("PRAGMA user_version").int ?? 0)
+            guard version <= ServerSchema.sqlite.count else {
+                throw ServerError.storage("database schema version \(version) is newer than this server supports")
+            }
+            for (i, sql) in ServerSchema.sqlite.enumerated() where i + 1 > version {
+                try db.transaction {
+                    try db.exec(sql)
+                    try db.exec("PRAGMA user_version = \(i + 1)")
+                }
+            }
+            if try db.scalar("SELECT value FROM server_meta WHERE key = 'epoch'").string == nil {
+                try db.run("INSERT INTO server_meta(key, value) VALUES ('epoch', ?)", [.text(Identifier.make())])
+            }
+        }
+    }
+
+    public func epoch() async throws -> String {
+        try await mutex.withLock { try db.scalar("SELECT value FROM server_meta WHERE key = 'epoch'").string ?? "" }
+    }
+
+    public func close() async {
+        await mutex.withLock { try? db.exec("PRAGMA wal_checkpoint(TRUNCATE)") }
+    }
+
+    public func createUser(name: String, tokenHash: String, at: String) async throws {
+        try await mutex.withLock {
+            try db.transaction {
+                if try db.query("SELECT 1 FROM users WHERE name = ?", [.text(name)]).first != nil {
+                    throw ServerError.conflict("user \(name) exists")
+                }
+                try db.run("INSERT INTO users(name, token_hash, created_at) VALUES (?, ?, ?)",
+                           [.text(name), .text(tokenHash), .text(at)])
+                let id = try db.scalar("SELECT id FROM users WHERE name = ?", [.text(name)])
+                try db.run("INSERT INTO user_seq(user_id, seq) VALUES (?, 0)", [id])
+            }
+        }
+    }
+
+    public func users() async throws -> [UserInfo] {
+        try await mutex.withLock {
+            try db.query("SELECT id, name, created_at, revoked_at FROM users ORDER BY id").map {
+                UserInfo(id: $0[0].int ?? 0, name: $0[1].string ?? "", createdAt: $0[2].string ?? "", revokedAt: $0[3].string)
+            }
+        }
+    }
+
+    public func revokeUser(name: String, at: String) async throws -> Bool {
+        try await mutex.withLock {
+            // The hash is replaced too, so the old token can never match again.
+            try db.run("UPDATE users SET revoked_at = ?, token_hash = 'revoked:' || id WHERE name = ? AND revoked_at IS NULL",
+                       [.text(at), .text(name)])
+            return db.changes > 0
+        }
+    }
+
+    public func userId(tokenHash: String) async throws -> Int64? {
+        try await mutex.withLock {
+            try db.scalar("SELECT id FROM users WHERE token_hash = ? AND revoked_at IS NULL", [.text(tokenHash)]).int
+        }
+    }
+
+    public func transaction<T: Sendable>(user: Int64, _ body: @Sendable (any ServerTransaction) async throws -> T)
+        async throws -> T
+    {
+        try await mutex.withLock {
+            try db.exec("BEGIN IMMEDIATE")
+            do {
+                let tx = Transaction(db: db, user: user, seq: try db.scalar("SELECT seq FROM user_seq WHERE user_id = ?", [.int(user)]).int ?? 0)
+                let result = try await body(tx)
+                try db.run("UPDATE user_seq SET seq = ? WHERE user_id = ?", [.int(tx.seq), .int(user)])
+                try db.exec("COMMIT")
+                return result
+            } catch {
+                try? db.exec("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    final class Transaction: ServerTransaction, @unchecked Sendable {
+        let db: SQLiteConnection
+        let user: Int64
+        var seq: Int64
+
+        init(db: SQLiteConnection, user: Int64, seq: Int64) {
+            self.db = db
+            self.user = user
+            self.seq = seq
+        }
+
+        func opResult(_ opId: String) async throws -> String? {
+            try db.scalar("SELECT result FROM applied_ops WHERE user_id = ? AND op_id = ?", [.int(user), .text(opId)]).string
+        }
+
+        func recordOp(_ opId: String, result: String) async throws {
+            try db.run("INSERT OR IGNORE INTO applied_ops(user_id, op_id, result) VALUES (?, ?, ?)",
+                       [.int(user), .text(opId), .text(result)])
+        }
+
+        func current(_ collection: RecordCollection, id: String) async throws -> (version: RecordVersion, body: [String: JSON])? {
+            try db.query("SELECT updated_at, device_id, body FROM records WHERE user_id = ? AND collection = ? AND id = ?",
+                         [.int(user), .text(collection.rawValue), .text(id)]).first.map(Self.decode)
+        }
+
+        func children(_ collection: RecordCollection, sermonId: String) async throws
+            -> [(version: RecordVersion, body: [String: JSON])]
+        {
+            try db.query("SELECT updated_at, device_id, body FROM records WHERE user_id = ? AND sermon_id = ? AND collection = ?",
+                         [.int(user), .text(sermonId), .text(collection.rawValue)]).map(Self.decode)
+        }
+
+        static func decode(_ row: Row) throws -> (version: RecordVersion, body: [String: JSON]) {
+            let body = try JSON.parse(row[2].string ?? "{}").objectValue ?? [:]
+            return (RecordVersion(updatedAt: row[0].string ?? "", deviceId: row[1].string ?? ""), body)
+        }
+
+        func write(_ change: Change) async throws -> Int64 {
+            seq += 1
+            let body = JSON.object(change.record).text
+            try db.run("""
+                INSERT INTO records(user_id, collection, id, sermon_id, updated_at, device_id, deleted_at, seq, body)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(user_id, collection, id) DO UPDATE SET sermon_id = excluded.sermon_id,
+                  updated_at = excluded.updated_at, device_id = excluded.device_id, deleted_at = excluded.deleted_at,
+                  seq = excluded.seq, body = excluded.body
+                """,
+                [.int(user), .text(change.collection.rawValue), .text(change.id), SQLValue(change.record.sermonId),
+                 .text(change.updatedAt), .text(change.deviceId), SQLValue(change.record.deletedAt), .int(seq), .text(body)])
+            try db.run("""
+                INSERT INTO changes(user_id, seq, collection, id, op, updated_at, device_id, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [.int(user), .int(seq), .text(change.collection.rawValue), .text(change.id), .text(change.op.rawValue),
+                 .text(change.updatedAt), .text(change.deviceId), .text(body)])
+            return seq
+        }
+    }
+
+    public func changes(user: Int64, after seq: Int64, limit: Int) async throws -> [LoggedChange] {
+        try await mutex.withLock {
+            try db.query("""
+                SELECT seq, collection, id, op, updated_at, device_id, body FROM changes
+                WHERE user_id = ? AND seq > ? ORDER BY seq LIMIT ?
+                """, [.int(user), .int(seq), .int(Int64(limit))]
+            ).map { row in
+                LoggedChange(seq: row[0].int ?? 0, collection: RecordCollection(rawValue: row[1].string ?? "") ?? .sermons,
+                             id: row[2].string ?? "", op: Change.Op(rawValue: row[3].string ?? "") ?? .upsert,
+                             updatedAt: row[4].string ?? "", deviceId: row[5].string ?? "",
+                             record: try JSON.parse(row[6].string ?? "{}").objectValue ?? [:])
+            }
+        }
+    }
+
+    public func latestSeq(user: Int64) async throws -> Int64 {
+        try await mutex.withLock { try db.scalar("SELECT seq FROM user_seq WHERE user_id = ?", [.int(user)]).int ?? 0 }
+    }
+
+    public func records(user: Int64, collection: RecordCollection) async throws -> [[String: JSON]] {
+        try await mutex.withLock {
+            try db.query("SELECT body FROM records WHERE user_id = ? AND collection = ? AND deleted_at IS NULL",
+                         [.int(user), .text(collection.rawValue)]).map { try JSON.parse($0[0].string ?? "{}").objectValue ?? [:] }
+        }
+    }
+
+    public func newestUpdatedAt() async throws -> String? {
+        try await mutex.withLock { try db.scalar("SELECT max(updated_at) FROM records").string }
+    }
+
+    public func audio(user: Int64, sermonId: String) async throws -> AudioBlobInfo? {
+        try await mutex.withLock {
+            try db.query("SELECT sermon_id, sha256, size_bytes, updated_at FROM audio WHERE user_id = ? AND sermon_id = ?",
+                         [.int(user), .text(sermonId)]).first.map {
+                AudioBlobInfo(sermonId: $0[0].string ?? "", sha256: $0[1].string ?? "", sizeBytes: $0[2].int ?? 0,
+                              updatedAt: $0[3].string ?? "")
+            }
+        }
+    }
+
+    public func setAudio(user: Int64, _ info: AudioBlobInfo) async throws {
+        try await mutex.withLock {
+            try db.run("""
+                INSERT INTO audio(user_id, sermon_id, sha256, size_bytes, updated_at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT(user_id, sermon_id) DO UPDATE SET sha256 = excluded.sha256, size_bytes = excluded.size_bytes,
+                  updated_at = excluded.updated_at
+                """, [.int(user), .text(info.sermonId), .text(info.sha256), .int(info.sizeBytes), .text(info.updatedAt)])
+        }
+    }
+}
+
+public enum ServerError: Error, CustomStringConvertible {
+    case storage(String)
+    case conflict(String)
+    case config(String)
+
+    public var description: String {
+        switch self {
+        case .storage(let s), .conflict(let s), .config(let s): return s
+        }
+    }
+}

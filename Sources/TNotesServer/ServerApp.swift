@@ -1,0 +1,214 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import TNotesCore
+
+/// The sync server's HTTP application: a router over `SyncService`, `LegacyAPI`, `AudioStore` and
+/// `TokenAuth`, each passed in (no globals).
+public struct ServerApp: Sendable {
+    public struct Settings: Sendable {
+        public var host = "127.0.0.1"
+        public var port = 8787
+        public var dataDir = "."
+        public var maxBodyBytes: Int = 64 << 20
+        public var maxAudioBytes: Int64 = 2 << 30
+        public init() {}
+    }
+
+    let sync: SyncService
+    let legacy: LegacyAPI
+    let audio: AudioStore
+    let auth: TokenAuth
+    let settings: Settings
+    let logger: Logger
+
+    public init(storage: any ServerStorage, settings: Settings, logger: Logger) async throws {
+        let clock = ServerClock(startingAfter: try await storage.newestUpdatedAt())
+        sync = SyncService(storage: storage, clock: clock, logger: logger)
+        legacy = LegacyAPI(sync: sync)
+        audio = AudioStore(root: "\(settings.dataDir)/audio", maxBytes: settings.maxAudioBytes, storage: storage)
+        auth = TokenAuth(storage: storage)
+        self.settings = settings
+        self.logger = logger
+    }
+
+    public func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.add(middleware: AccessLog(logger: logger))
+        let sync = self.sync, legacy = self.legacy, audio = self.audio, auth = self.auth
+        let maxBody = settings.maxBodyBytes
+
+        router.get("/healthz") { _, _ in
+            JSONResponse.make(["status": "ok"])
+        }
+
+        router.post("/v1/sync/push") { request, context in
+            let user = try await auth.user(request)
+            let body = try await Self.jsonBody(request, limit: maxBody)
+            guard case .array(let changes)? = body["changes"] else {
+                throw APIError.badRequest("changes", "must be an array")
+            }
+            let results = try await sync.push(user: user, changes: changes)
+            let cursor = try await sync.cursorAfterPush(user: user)
+            return JSONResponse.make(["results": .array(results.map(\.json)), "cursor": .string(cursor)])
+        }
+
+        router.get("/v1/sync/pull") { request, _ in
+            let user = try await auth.user(request)
+            let q = request.uri.queryParameters
+            var limit = SyncService.defaultPullLimit
+            if let l = q.get("limit") {
+                guard let n = Int(l), n >= 1 else { throw APIError.badRequest("limit", "must be a positive integer") }
+                limit = min(n, SyncService.maxPullLimit)
+            }
+            return JSONResponse.make(try await sync.pull(user: user, cursor: q.get("cursor"), limit: limit))
+        }
+
+        router.put("/v1/audio/:sermonId") { request, context in
+            let user = try await auth.user(request)
+            let sermonId = try Self.sermonId(context)
+            let declared = try AudioStore.declaredDigest(request.headers)
+            let info = try await audio.put(user: user, sermonId: sermonId, request: request, declared: declared, now: sync.stamp())
+            return JSONResponse.make(["sermonId": .string(info.sermonId), "sha256": .string(info.sha256),
+                                      "sizeBytes": .int(info.sizeBytes)], status: .created)
+        }
+
+        router.get("/v1/audio/:sermonId") { request, context in
+            try await Self.serveAudio(request, context, auth: auth, audio: audio, head: false)
+        }
+        router.head("/v1/audio/:sermonId") { request, context in
+            try await Self.serveAudio(request, context, auth: auth, audio: audio, head: true)
+        }
+
+        // Legacy endpoints (seed 000 §5).
+        router.post("/api/create-sermon") { request, _ in
+            let user = try await auth.user(request)
+            let body = try await Self.jsonBody(request, limit: maxBody)
+            let write = try legacy.upsert(user: user, body: body, requireExisting: false)
+            let saved = try await sync.storage.transaction(user: user, write)
+            return JSONResponse.make(try await Self.legacyOne(legacy, user: user, id: saved.recordId, request: request),
+                                     status: .created)
+        }
+        router.post("/api/update-sermon") { request, _ in
+            let user = try await auth.user(request)
+            let body = try await Self.jsonBody(request, limit: maxBody)
+            let write = try legacy.upsert(user: user, body: body, requireExisting: true)
+            let saved = try await sync.storage.transaction(user: user, write)
+            return JSONResponse.make(try await Self.legacyOne(legacy, user: user, id: saved.recordId, request: request))
+        }
+        router.get("/api/get-sermons") { request, _ in
+            // `userId` in the query is ignored: the token says who the user is.
+            let user = try await auth.user(request)
+            return JSONResponse.make(try await legacy.sermons(user: user, audioURL: { Self.audioURL(request, $0) }))
+        }
+        router.post("/api/generate-upload-url") { request, _ in
+            _ = try await auth.user(request)
+            let body = try await Self.jsonBody(request, limit: maxBody)
+            let raw = body["sermonId"] ?? body["localId"] ?? body["id"]
+            guard case .string(let s)? = raw, let id = Identifier.normalize(s) else {
+                throw APIError.badRequest("sermonId", "a sermon UUID (sermonId or localId) is required")
+            }
+            let url = Self.audioURL(request, id)
+            return JSONResponse.make([
+                "uploadUrl": .string(url), "url": .string(url), "method": "PUT", "path": .string("/v1/audio/\(id)"),
+                "headers": ["X-Content-SHA256": "<hex sha256 of the file>"],
+            ])
+        }
+        return router
+    }
+
+    static func legacyOne(_ legacy: LegacyAPI, user: Int64, id: String, request: Request) async throws -> JSON {
+        let all = try await legacy.sermons(user: user, audioURL: { audioURL(request, $0) })
+        return all.arrayValue?.first { $0["id"]?.stringValue == id } ?? .null
+    }
+
+    static func audioURL(_ request: Request, _ id: String) -> String {
+        let host = request.head.authority ?? "127.0.0.1"
+        return "http://\(host)/v1/audio/\(id)"
+    }
+
+    static func sermonId(_ context: BasicRequestContext) throws -> String {
+        guard let raw = context.parameters.get("sermonId"), let id = Identifier.normalize(raw), id == raw.lowercased() else {
+            throw APIError.badRequest("sermonId", "must be a UUID")
+        }
+        return id
+    }
+
+    /// Reads a JSON body: over the limit → 413; not JSON → 400 naming the problem.
+    static func jsonBody(_ request: Request, limit: Int) async throws -> JSON {
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
+            throw APIError.tooLarge(Int64(limit))
+        }
+        var request = request
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            throw APIError.tooLarge(Int64(limit))
+        }
+        do {
+            return try JSON.parse(buffer.readableBytesView)
+        } catch {
+            throw APIError.malformedJSON("the body is not valid JSON: \(error)")
+        }
+    }
+
+    static func serveAudio(_ request: Request, _ context: BasicRequestContext, auth: TokenAuth, audio: AudioStore, head: Bool)
+        async throws -> Response
+    {
+        let user = try await auth.user(request)
+        let sermonId = try sermonId(context)
+        guard let info = try await audio.storage.audio(user: user, sermonId: sermonId) else {
+            throw APIError.notFound("audio of sermon \(sermonId)")
+        }
+        let path = audio.path(user: user, sermonId: sermonId)
+        var headers: HTTPFields = [.acceptRanges: "bytes", .eTag: "\"\(info.sha256)\"", .contentType: "application/octet-stream"]
+        headers[HTTPField.Name("X-Content-SHA256")!] = info.sha256
+        let range = try AudioStore.range(request.headers[.range], size: info.sizeBytes)
+        let status: HTTPResponse.Status
+        let span: ClosedRange<Int64>
+        if let range {
+            status = .partialContent
+            span = range
+            headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(info.sizeBytes)"
+        } else {
+            status = .ok
+            span = 0...max(0, info.sizeBytes - 1)
+        }
+        let length = info.sizeBytes == 0 ? 0 : span.upperBound - span.lowerBound + 1
+        headers[.contentLength] = String(length)
+        if head || length == 0 { return Response(status: status, headers: headers, body: .init()) }
+        let body = try await FileIO().loadFile(path: path, range: Int(span.lowerBound)...Int(span.upperBound), context: context)
+        return Response(status: status, headers: headers, body: body)
+    }
+}
+
+/// One log line per request; never the Authorization header.
+struct AccessLog: RouterMiddleware {
+    let logger: Logger
+
+    func handle(_ request: Request, context: BasicRequestContext, next: (Request, BasicRequestContext) async throws -> Response)
+        async throws -> Response
+    {
+        let start = ContinuousClock.now
+        do {
+            let response = try await next(request, context)
+            log(request, status: response.status.code, start: start)
+            return response
+        } catch let e as HTTPResponseError {
+            log(request, status: e.status.code, start: start)
+            throw e
+        } catch {
+            log(request, status: 500, start: start)
+            logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
+            throw error
+        }
+    }
+
+    func log(_ request: Request, status: Int, start: ContinuousClock.Instant) {
+        let ms = (ContinuousClock.now - start).components
+        let millis = Double(ms.seconds) * 1000 + Double(ms.attoseconds) / 1e15
+        logger.info("\(request.method) \(request.uri.path) \(status)", metadata: ["ms": "\(Int(millis))"])
+    }
+}

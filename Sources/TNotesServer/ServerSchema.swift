@@ -1,0 +1,108 @@
+/// The server's schema, one ordered list per backend, steps only ever appended.
+enum ServerSchema {
+    static let sqlite: [String] = [
+        """
+        CREATE TABLE server_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE users(
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            name TEXT NOT NULL UNIQUE,
+            token_hash TEXT NOT NULL UNIQUE,
+            created_at TEXT NOT NULL,
+            revoked_at TEXT
+        );
+        CREATE TABLE user_seq(user_id INTEGER PRIMARY KEY, seq INTEGER NOT NULL);
+        CREATE TABLE records(
+            user_id INTEGER NOT NULL,
+            collection TEXT NOT NULL,
+            id TEXT NOT NULL,
+            sermon_id TEXT,
+            updated_at TEXT NOT NULL,
+            device_id TEXT NOT NULL,
+            deleted_at TEXT,
+            seq INTEGER NOT NULL,
+            body TEXT NOT NULL CHECK(json_valid(body)),
+            PRIMARY KEY(user_id, collection, id)
+        ) WITHOUT ROWID;
+        CREATE INDEX records_by_sermon ON records(user_id, sermon_id, collection);
+        CREATE TABLE changes(
+            user_id INTEGER NOT NULL,
+            seq INTEGER NOT NULL,
+            collection TEXT NOT NULL,
+            id TEXT NOT NULL,
+            op TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            device_id TEXT NOT NULL,
+            body TEXT NOT NULL CHECK(json_valid(body)),
+            PRIMARY KEY(user_id, seq)
+        ) WITHOUT ROWID;
+        CREATE TABLE applied_ops(
+            user_id INTEGER NOT NULL,
+            op_id TEXT NOT NULL,
+            result TEXT NOT NULL,
+            PRIMARY KEY(user_id, op_id)
+        ) WITHOUT ROWID;
+        CREATE TABLE audio(
+            user_id INTEGER NOT NULL,
+            sermon_id TEXT NOT NULL,
+            sha256 TEXT NOT NULL,
+            size_bytes INTEGER NOT NULL,
+            updated_at TEXT NOT NULL,
+            PRIMARY KEY(user_id, sermon_id)
+        ) WITHOUT ROWID;
+        """,
+    ]
+
+    static let postgres: [String] = [
+        """
+        CREATE TABLE server_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE users(
+            id BIGSERIAL PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            token_hash TEXT NOT NULL UNIQUE,
+            created_at TEXT NOT NULL,
+            revoked_at TEXT
+        );
+        -- One row per user; a push locks it (SELECT … FOR UPDATE) for the length of its transaction, which
+        -- serializes that user's pushes, so sequence numbers commit in order and a pull never skips one.
+        CREATE TABLE user_seq(user_id BIGINT PRIMARY KEY REFERENCES users(id), seq BIGINT NOT NULL);
+        CREATE TABLE records(
+            user_id BIGINT NOT NULL REFERENCES users(id),
+            collection TEXT NOT NULL,
+            id TEXT NOT NULL,
+            sermon_id TEXT,
+            updated_at TEXT NOT NULL,
+            device_id TEXT NOT NULL,
+            deleted_at TEXT,
+            seq BIGINT NOT NULL,
+            body JSONB NOT NULL,
+            PRIMARY KEY(user_id, collection, id)
+        );
+        CREATE INDEX records_by_sermon ON records(user_id, sermon_id, collection);
+        CREATE TABLE changes(
+            user_id BIGINT NOT NULL REFERENCES users(id),
+            seq BIGINT NOT NULL,
+            collection TEXT NOT NULL,
+            id TEXT NOT NULL,
+            op TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            device_id TEXT NOT NULL,
+            body JSONB NOT NULL,
+            PRIMARY KEY(user_id, seq)
+        );
+        CREATE TABLE applied_ops(
+            user_id BIGINT NOT NULL REFERENCES users(id),
+            op_id TEXT NOT NULL,
+            result TEXT NOT NULL,
+            PRIMARY KEY(user_id, op_id)
+        );
+        CREATE TABLE audio(
+            user_id BIGINT NOT NULL REFERENCES users(id),
+            sermon_id TEXT NOT NULL,
+            sha256 TEXT NOT NULL,
+            size_bytes BIGINT NOT NULL,
+            updated_at TEXT NOT NULL,
+            PRIMARY KEY(user_id, sermon_id)
+        );
+        """,
+    ]
+}

@@ -1,0 +1,80 @@
+import TNotesCore
+
+/// One change as the server keeps it in a user's change log; `seq` is assigned at commit.
+public struct LoggedChange: Sendable, Equatable {
+    public let seq: Int64
+    public let collection: RecordCollection
+    public let id: String
+    public let op: Change.Op
+    public let updatedAt: String
+    public let deviceId: String
+    public let record: [String: JSON]
+
+    public var json: JSON {
+        [
+            "seq": .int(seq), "collection": .string(collection.rawValue), "id": .string(id), "op": .string(op.rawValue),
+            "updatedAt": .string(updatedAt), "deviceId": .string(deviceId), "record": .object(record),
+        ]
+    }
+}
+
+public struct UserInfo: Sendable, Equatable {
+    public let id: Int64
+    public let name: String
+    public let createdAt: String
+    public let revokedAt: String?
+}
+
+/// What the server knows of one stored audio blob.
+public struct AudioBlobInfo: Sendable, Equatable {
+    public let sermonId: String
+    public let sha256: String
+    public let sizeBytes: Int64
+    public let updatedAt: String
+}
+
+/// The server's storage, one protocol with two real backends (SQLite, PostgreSQL). Merge decisions are
+/// not made here: `SyncService` makes them, inside `transaction`, the same way on both backends.
+public protocol ServerStorage: Sendable {
+    var backendName: String { get }
+
+    /// Creates or upgrades the schema (versioned, each step in a transaction).
+    func migrate() async throws
+    /// A random id made when the database was created; a cursor from another epoch means "start over".
+    func epoch() async throws -> String
+    func close() async
+
+    func createUser(name: String, tokenHash: String, at: String) async throws
+    func users() async throws -> [UserInfo]
+    /// Revokes a user's token; false when there is no such live user.
+    func revokeUser(name: String, at: String) async throws -> Bool
+    func userId(tokenHash: String) async throws -> Int64?
+
+    /// Runs `body` in one transaction in which this user's writes are serialized: sequence numbers taken
+    /// in it are committed in order, so a pull never sees seq N+1 before seq N.
+    func transaction<T: Sendable>(user: Int64, _ body: @Sendable (any ServerTransaction) async throws -> T) async throws -> T
+
+    /// The user's change log after `seq`, in order, at most `limit` entries.
+    func changes(user: Int64, after seq: Int64, limit: Int) async throws -> [LoggedChange]
+    func latestSeq(user: Int64) async throws -> Int64
+    /// Live records of one collection (legacy get-sermons).
+    func records(user: Int64, collection: RecordCollection) async throws -> [[String: JSON]]
+    /// The greatest updatedAt stored (for the server clock at start).
+    func newestUpdatedAt() async throws -> String?
+
+    func audio(user: Int64, sermonId: String) async throws -> AudioBlobInfo?
+    func setAudio(user: Int64, _ info: AudioBlobInfo) async throws
+}
+
+/// What a push or legacy write may do inside its transaction.
+public protocol ServerTransaction: Sendable {
+    /// The result an op id got when it was first processed, if it was.
+    func opResult(_ opId: String) async throws -> String?
+    func recordOp(_ opId: String, result: String) async throws
+    /// The stored version and body of a record, tombstones included.
+    func current(_ collection: RecordCollection, id: String) async throws -> (version: RecordVersion, body: [String: JSON])?
+    /// All records of a collection that belong to a sermon, tombstones included.
+    func children(_ collection: RecordCollection, sermonId: String) async throws -> [(version: RecordVersion, body: [String: JSON])]
+    /// Stores the change as the record's current version and appends it to the log; returns its seq.
+    func write(_ change: Change) async throws -> Int64
+}

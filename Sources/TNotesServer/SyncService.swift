@@ -1,0 +1,100 @@
+import Logging
+import TNotesCore
+
+/// The sync rules, the same on every backend: push merges each change by `(updatedAt, deviceId)` with
+/// op-id idempotency; pull reads the user's change log by sequence.
+public struct SyncService: Sendable {
+    public let storage: any ServerStorage
+    let clock: ServerClock
+    let logger: Logger
+
+    public static let defaultPullLimit = 500
+    public static let maxPullLimit = 5000
+
+    init(storage: any ServerStorage, clock: ServerClock, logger: Logger) {
+        self.storage = storage
+        self.clock = clock
+        self.logger = logger
+    }
+
+    public struct PushResult: Sendable {
+        public let opId: String
+        public let status: String
+        public let error: String?
+
+        var json: JSON {
+            var o: [String: JSON] = ["opId": .string(opId), "status": .string(status)]
+            if let error { o["error"] = .string(error) }
+            return .object(o)
+        }
+    }
+
+    /// Applies a batch. Each change is decided on its own: an invalid one is `rejected` with the reason
+    /// and the others still apply. The whole batch commits in one transaction.
+    func push(user: Int64, changes raw: [JSON]) async throws -> [PushResult] {
+        var parsed = [(opId: String, change: Result<Change, FieldError>)]()
+        for item in raw {
+            let opId = item["opId"]?.stringValue ?? ""
+            do { parsed.append((opId, .success(try Change(json: item)))) } catch { parsed.append((opId, .failure(error))) }
+        }
+        for case .success(let c) in parsed.map(\.change) { clock.receive(c.updatedAt) }
+        let batch = parsed
+        return try await storage.transaction(user: user) { tx in
+            var results = [PushResult]()
+            for (opId, change) in batch {
+                switch change {
+                case .failure(let e):
+                    results.append(PushResult(opId: opId, status: "rejected", error: "\(e.field): \(e.reason)"))
+                case .success(let change):
+                    results.append(PushResult(opId: opId, status: try await Self.merge(change, in: tx), error: nil))
+                }
+            }
+            return results
+        }
+    }
+
+    /// The one merge step: "duplicate" for an op id seen before, else the merge rule's verdict.
+    static func merge(_ change: Change, in tx: any ServerTransaction) async throws -> String {
+        if try await tx.opResult(change.opId) != nil { return "duplicate" }
+        let existing = try await tx.current(change.collection, id: change.id)
+        let outcome = MergeRule.decide(existing: existing?.version, incoming: change.version,
+                                       appendOnly: change.collection.isAppendOnly)
+        if outcome == .applied { _ = try await tx.write(change) }
+        try await tx.recordOp(change.opId, result: outcome.rawValue)
+        return outcome.rawValue
+    }
+
+    /// Server-made versions (legacy endpoints): stamped by the server clock, merged like any other.
+    func writeServerVersions(user: Int64, in tx: any ServerTransaction, _ items: [(RecordCollection, [String: JSON], Change.Op)])
+        async throws
+    {
+        for (collection, record, op) in items {
+            let change = Change(opId: "server:" + Identifier.make(), collection: collection, id: record.recordId, op: op,
+                                updatedAt: record.updatedAt, deviceId: LegacyAPI.deviceId, record: record)
+            _ = try await Self.merge(change, in: tx)
+        }
+    }
+
+    func stamp() -> String { clock.tick() }
+
+    /// The cursor is `<epoch>.<seq>`; a cursor of another epoch (a replaced server database) starts over.
+    func pull(user: Int64, cursor: String?, limit: Int) async throws -> JSON {
+        let epoch = try await storage.epoch()
+        var after: Int64 = 0
+        if let cursor, !cursor.isEmpty {
+            let parts = cursor.split(separator: ".", maxSplits: 1)
+            if parts.count == 2, parts[0] == epoch, let s = Int64(parts[1]), s >= 0 { after = s }
+            else if parts.count != 2 || Int64(parts[1]) == nil { throw APIError.badRequest("cursor", "is not a cursor this server issued") }
+        }
+        let rows = try await storage.changes(user: user, after: after, limit: limit + 1)
+        let page = rows.prefix(limit)
+        let last = page.last?.seq ?? after
+        return [
+            "changes": .array(page.map(\.json)), "cursor": .string("\(epoch).\(last)"), "hasMore": .bool(rows.count > limit),
+        ]
+    }
+
+    func cursorAfterPush(user: Int64) async throws -> String {
+        "\(try await storage.epoch()).\(try await storage.latestSeq(user: user))"
+    }
+}
