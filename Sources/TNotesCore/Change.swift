@@ -54,10 +54,21 @@ public struct Change: Sendable, Equatable {
         let updatedAt = try FieldType.time.validate(o["updatedAt"] ?? .null, field: "updatedAt").stringValue!
         let deviceId = try FieldType.text.validate(o["deviceId"] ?? .null, field: "deviceId").stringValue!
         let record = try collection.schema.normalize(o["record"] ?? .null, path: "record")
+        self.init(opId: opId, collection: collection, id: id, op: Change.Op(rawValue: opName)!, updatedAt: updatedAt,
+                  deviceId: deviceId, record: record)
+        try validate()
+    }
+
+    /// The envelope must agree with the record: same id, same updatedAt, and a delete carries its
+    /// tombstone (a delete without the data to apply it is a seed bug). Every change is checked by this,
+    /// whether it was made locally or came off the wire.
+    public func validate() throws(FieldError) {
         guard record.recordId == id else { throw FieldError(field: "record.id", reason: "must equal id") }
-        let op = Change.Op(rawValue: opName)!
         if collection == .chatMessages {
             guard op == .upsert else { throw FieldError(field: "op", reason: "chat messages are append-only") }
+            guard record["createdAt"]?.stringValue == updatedAt else {
+                throw FieldError(field: "updatedAt", reason: "must equal record.createdAt for a chat message")
+            }
         } else {
             guard record.updatedAt == updatedAt else {
                 throw FieldError(field: "record.updatedAt", reason: "must equal updatedAt")
@@ -65,8 +76,9 @@ public struct Change: Sendable, Equatable {
             if op == .delete && record.deletedAt == nil {
                 throw FieldError(field: "record.deletedAt", reason: "a delete must carry its tombstone (deletedAt)")
             }
+            if op == .upsert && record.deletedAt != nil {
+                throw FieldError(field: "op", reason: "a record with deletedAt must be sent as a delete")
+            }
         }
-        self.init(opId: opId, collection: collection, id: id, op: op, updatedAt: updatedAt, deviceId: deviceId,
-                  record: record)
     }
 }

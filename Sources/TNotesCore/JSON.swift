@@ -72,7 +72,7 @@ extension JSON {
     public init(_ i: Int) { self = .int(Int64(i)) }
 }
 
-// MARK: - Decoding (parsing is delegated to Foundation's JSONDecoder)
+// MARK: - Decodable (for use inside Codable types; parsing text goes through JSONParser)
 
 extension JSON: Decodable {
     public init(from decoder: any Decoder) throws {
@@ -93,29 +93,19 @@ public struct JSONParseError: Error, CustomStringConvertible {
 }
 
 extension JSON {
-    /// Parses one JSON text. Invalid UTF-8, trailing garbage and non-JSON all throw.
+    /// Parses one JSON text, strictly (RFC 8259): invalid UTF-8, trailing commas, trailing garbage and
+    /// anything else that is not JSON throw.
     public static func parse<Bytes: Collection>(_ bytes: Bytes) throws -> JSON where Bytes.Element == UInt8 {
-        do {
-            return try JSONDecoder().decode(JSON.self, from: Data(bytes))
-        } catch let error as DecodingError {
-            switch error {
-            case .dataCorrupted(let ctx): throw JSONParseError(description: Self.describe(ctx))
-            default: throw JSONParseError(description: "invalid JSON")
-            }
-        } catch {
-            throw JSONParseError(description: "invalid JSON")
+        if let result = try bytes.withContiguousStorageIfAvailable({ buffer throws(JSONParseError) in
+            try JSONParser.parse(buffer)
+        }) {
+            return result
         }
+        return try Array(bytes).withUnsafeBufferPointer { buffer throws(JSONParseError) in try JSONParser.parse(buffer) }
     }
 
     public static func parse(_ text: String) throws -> JSON { try parse(Array(text.utf8)) }
 
-    private static func describe(_ ctx: DecodingError.Context) -> String {
-        if let underlying = ctx.underlyingError {
-            let text = "\(underlying)"
-            if !text.isEmpty { return text.count > 200 ? String(text.prefix(200)) : text }
-        }
-        return ctx.debugDescription.isEmpty ? "invalid JSON" : ctx.debugDescription
-    }
 }
 
 // MARK: - Encoding (hand-rolled: it is on every hot path and must be canonical: sorted keys, no spaces)

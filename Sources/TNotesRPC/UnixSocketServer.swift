@@ -65,6 +65,9 @@ public final class UnixSocketServer: Service, Sendable {
         let max = configuration.maxLineBytes
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
+            // A client may close its write side after its last request (`nc -N`, `printf … | socat`): keep
+            // the connection open to answer everything it sent.
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
             .bind(unixDomainSocketPath: path) { channel in
                 Self.initialize(channel, maxLineBytes: max)
             }
@@ -81,7 +84,9 @@ public final class UnixSocketServer: Service, Sendable {
         -> UnixSocketServer
     {
         let max = configuration.maxLineBytes
-        let channel = try await ServerBootstrap(group: group).bind(fd) { channel in
+        let channel = try await ServerBootstrap(group: group)
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
+            .bind(fd) { channel in
             Self.initialize(channel, maxLineBytes: max)
         }
         return UnixSocketServer(channel: channel, dispatcher: dispatcher, configuration: configuration, logger: logger,
@@ -92,7 +97,8 @@ public final class UnixSocketServer: Service, Sendable {
         channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandler(
                 ByteToMessageHandler(LineFrameDecoder(maxLineBytes: maxLineBytes)))
-            return try Connection(wrappingChannelSynchronously: channel)
+            return try Connection(wrappingChannelSynchronously: channel,
+                                  configuration: .init(isOutboundHalfClosureEnabled: true))
         }
     }
 

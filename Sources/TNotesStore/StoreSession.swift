@@ -85,6 +85,7 @@ public final class StoreSession {
         do { normalized = try collection.schema.normalize(.object(record)) } catch { throw StoreError.invalid(error) }
         let change = Change(opId: Identifier.make(), collection: collection, id: normalized.recordId, op: op,
                             updatedAt: normalized.updatedAt, deviceId: deviceId, record: normalized)
+        do { try change.validate() } catch { throw StoreError.invalid(error) }
         _ = try apply(change, origin: .local)
         return StoredRecord(collection: collection, body: normalized, deviceId: deviceId, syncState: .pending)
     }

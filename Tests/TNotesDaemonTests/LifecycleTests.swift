@@ -1,0 +1,578 @@
+import Foundation
+import TNotesCore
+import TNotesTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Lifecycle of a real `tnotesd`: restart, crash safety, config errors, file modes, single instance,
+// signals, damaged databases, path overrides (contract §1, §2, §7).
+
+// MARK: - Helpers
+
+/// A `tnotesd` started with exactly the given arguments and environment (no implicit flags), for tests
+/// of path resolution. Output goes to a file; killed when the value goes away.
+private final class RawDaemon: @unchecked Sendable {
+    let process = Process()
+    let logPath: String
+
+    init(arguments: [String], environment: [String: String], logPath: String) throws {
+        self.logPath = logPath
+        process.executableURL = URL(fileURLWithPath: Binaries.path("tnotesd"))
+        process.arguments = arguments
+        process.environment = environment
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        let log = FileHandle(forWritingAtPath: logPath)!
+        process.standardOutput = log
+        process.standardError = log
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+    var isRunning: Bool { process.isRunning }
+
+    /// Waits until `socket` accepts connections; throws when the process exits first or time runs out.
+    func waitUntilReady(socket: String, timeout: Double = 30) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if !process.isRunning {
+                throw HarnessError("tnotesd exited with status \(process.terminationStatus) before it was ready:\n\(log)")
+            }
+            if SocketProbe.accepts(socket) { return }
+            usleep(20_000)
+        }
+        throw HarnessError("tnotesd did not accept connections on \(socket) within \(timeout) s:\n\(log)")
+    }
+
+    /// The exit status, or nil when it still runs after `timeout`.
+    func waitForExit(timeout: Double = 30) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { return nil }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    func stop(timeout: Double = 30) -> Int32? {
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        return waitForExit(timeout: timeout)
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+}
+
+/// The sanitized environment DaemonProcess would use for `dir` (no real user's files), plus `extra`.
+private func cleanEnvironment(_ dir: TempDirectory, _ extra: [String: String] = [:]) -> [String: String] {
+    var env = DaemonProcess(dir: dir).fullEnvironment
+    for (k, v) in extra { env[k] = v }
+    return env
+}
+
+private func tnotesd(_ args: [String], env: [String: String], timeout: Double = 60) throws -> ProcessResult {
+    try ProcessRunner.run(Binaries.path("tnotesd"), args, environment: env, timeout: timeout)
+}
+
+/// Non-empty lines of a text.
+private func lines(_ s: String) -> [Substring] {
+    s.split(separator: "\n", omittingEmptySubsequences: true).filter { !$0.allSatisfy(\.isWhitespace) }
+}
+
+private func fileMode(_ path: String) -> mode_t? {
+    var st = stat()
+    guard lstat(path, &st) == 0 else { return nil }
+    return st.st_mode
+}
+
+private func permissions(_ path: String) -> mode_t? { fileMode(path).map { $0 & 0o777 } }
+
+private func exists(_ path: String) -> Bool {
+    var st = stat()
+    return lstat(path, &st) == 0
+}
+
+private func mkdirs(_ path: String, mode: Int = 0o700) throws {
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
+                                            attributes: [.posixPermissions: mode])
+}
+
+/// Leaves a Unix socket file at `path` with nothing listening: bind, then close without unlinking.
+private func makeStaleSocket(at path: String) throws {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw HarnessError("socket: errno \(errno)") }
+    defer { close(fd) }
+    var addr = sockaddr_un()
+    addr.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else { throw HarnessError("path too long") }
+    withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
+    let rc = withUnsafePointer(to: &addr) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    guard rc == 0 else { throw HarnessError("bind \(path): errno \(errno)") }
+}
+
+private func randomBytes(_ n: Int) -> Data {
+    var g = SystemRandomNumberGenerator()
+    return Data((0..<n).map { _ in UInt8.random(in: 0...255, using: &g) })
+}
+
+/// A sermon with notes and a transcript; returns its id.
+private func makeSermon(_ c: RPCClient, notes: Int = 3, noteText: String = "note") throws -> String {
+    let sermon = try c.call("sermon.create", ["title": "Grace upon grace", "speaker": "A. Preacher",
+                                               "date": "2025-11-06T10:00:00.000Z"])
+    let id = try #require(sermon["id"]?.stringValue)
+    for i in 0..<notes {
+        try c.call("note.add", ["sermonId": .string(id), "text": .string("\(noteText) \(i)"),
+                                "timestamp": .double(Double(i) * 1.5 + 0.25)])
+    }
+    try c.call("transcript.set", ["sermonId": .string(id), "text": "In the beginning was the Word.",
+                                  "segments": [["start": 0.0, "end": 4.5, "text": "In the beginning was the Word."]]])
+    return id
+}
+
+// MARK: - Tests
+
+@Suite("Lifecycle")
+struct LifecycleTests {
+    // 1
+    @Test("data survives a clean restart; SIGTERM exits 0 and removes the socket")
+    func cleanRestart() throws {
+        let d = DaemonProcess()
+        try d.start()
+        let before: JSON
+        let id: String
+        do {
+            let c = try d.client()
+            id = try makeSermon(c, notes: 5)
+            before = try c.call("sermon.get", ["id": .string(id)])
+        }
+        #expect(before["notes"]?.arrayValue?.count == 5)
+        #expect(before["transcript"]?["text"]?.stringValue == "In the beginning was the Word.")
+
+        let status = d.stop()
+        #expect(status == 0, "log:\n\(d.log)")
+        #expect(!exists(d.socketPath), "socket file left behind after SIGTERM")
+
+        try d.start()
+        let after = try d.client().call("sermon.get", ["id": .string(id)])
+        #expect(after == before)
+        #expect(d.stop() == 0)
+    }
+
+    // 2
+    @Test("a write acknowledged to the client survives kill -9 right after the reply")
+    func acknowledgedWriteSurvivesKill9() throws {
+        let d = DaemonProcess()
+        try d.start()
+        var noteIds: Set<String> = []
+        let sermonId: String
+        do {
+            let c = try d.client()
+            sermonId = try #require(try c.call("sermon.create", ["title": "Crash test"])["id"]?.stringValue)
+            for i in 0..<20 {
+                let note = try c.call("note.add", ["sermonId": .string(sermonId), "text": .string("n\(i)"),
+                                                   "timestamp": .int(Int64(i))])
+                noteIds.insert(try #require(note["id"]?.stringValue))
+            }
+            d.kill9()
+        }
+        #expect(!d.isRunning)
+
+        try d.start()
+        let sermon = try d.client().call("sermon.get", ["id": .string(sermonId)])
+        let got = Set((sermon["notes"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue })
+        #expect(got == noteIds)
+        #expect(got.count == 20)
+        #expect(d.stop() == 0)
+    }
+
+    // 3
+    struct BadConfig: Sendable, CustomStringConvertible {
+        let name: String
+        let toml: String
+        /// Substrings the single error line must contain besides the file name (the key).
+        let mentions: [String]
+        var description: String { name }
+    }
+
+    static let badConfigs: [BadConfig] = [
+        BadConfig(name: "unknown top-level key", toml: "frobnicate = true\n", mentions: ["frobnicate"]),
+        BadConfig(name: "unknown key in [sync]", toml: "[sync]\nintervall = 30\n", mentions: ["sync", "intervall"]),
+        BadConfig(name: "wrong type", toml: "[sync]\ninterval = \"abc\"\n", mentions: ["sync", "interval"]),
+        BadConfig(name: "bad value (zero interval)", toml: "[sync]\ninterval = 0\n", mentions: ["sync", "interval"]),
+        BadConfig(name: "bad value (tiny max_request_bytes)", toml: "[limits]\nmax_request_bytes = 1\n",
+                  mentions: ["limits", "max_request_bytes"]),
+        BadConfig(name: "TOML syntax error", toml: "[sync\ninterval = = 3\n", mentions: []),
+    ]
+
+    @Test("a bad config exits 78 with one line naming the file and the key (--check-config)", arguments: badConfigs)
+    func badConfigCheck(_ bad: BadConfig) throws {
+        let dir = TempDirectory()
+        let file = try dir.write("cfg/tnotesd.toml", bad.toml)
+        let r = try tnotesd(["--config", file, "--check-config"], env: cleanEnvironment(dir))
+        #expect(r.status == 78, "stdout: \(r.stdout)\nstderr: \(r.stderr)")
+        let errLines = lines(r.stderr)
+        #expect(errLines.count == 1, "stderr: \(r.stderr)")
+        let line = String(errLines.first ?? "")
+        #expect(line.contains(file), "line does not name the file: \(line)")
+        for m in bad.mentions {
+            #expect(line.contains(m), "line does not mention \(m): \(line)")
+        }
+    }
+
+    @Test("--config naming a missing file exits 78 naming the file")
+    func missingConfigFile() throws {
+        let dir = TempDirectory()
+        let file = dir.file("nope/tnotesd.toml")
+        let r = try tnotesd(["--config", file, "--check-config"], env: cleanEnvironment(dir))
+        #expect(r.status == 78, "stderr: \(r.stderr)")
+        let errLines = lines(r.stderr)
+        #expect(errLines.count == 1, "stderr: \(r.stderr)")
+        #expect(errLines.first?.contains(file) == true, "stderr: \(r.stderr)")
+
+        // TNOTES_CONFIG naming a missing file is an error too.
+        let r2 = try tnotesd(["--check-config"], env: cleanEnvironment(dir, ["TNOTES_CONFIG": file]))
+        #expect(r2.status == 78, "stderr: \(r2.stderr)")
+        #expect(r2.stderr.contains(file))
+    }
+
+    @Test("a real start with a bad config exits 78 with one line, and creates no socket")
+    func badConfigRealStart() throws {
+        let d = DaemonProcess()
+        let file = try d.dir.write("cfg/tnotesd.toml", "[sync]\ninterval = \"abc\"\n")
+        d.extraArguments = ["--config", file]
+        try d.launch()
+        let status = d.waitForExit(timeout: 30)
+        #expect(status == 78, "log:\n\(d.log)")
+        let errLines = lines(d.log)
+        #expect(errLines.count == 1, "log:\n\(d.log)")
+        #expect(errLines.first?.contains(file) == true && errLines.first?.contains("interval") == true, "log:\n\(d.log)")
+        #expect(!exists(d.socketPath))
+    }
+
+    @Test("a bad config at the default location ($XDG_CONFIG_HOME/tnotes/tnotesd.toml) also stops a real start")
+    func badDefaultConfigRealStart() throws {
+        let d = DaemonProcess()
+        let file = try d.dir.write("config/tnotes/tnotesd.toml", "bogus_key = 1\n")
+        try d.launch()
+        let status = d.waitForExit(timeout: 30)
+        #expect(status == 78, "log:\n\(d.log)")
+        let errLines = lines(d.log)
+        #expect(errLines.count == 1, "log:\n\(d.log)")
+        #expect(errLines.first?.contains(file) == true && errLines.first?.contains("bogus_key") == true)
+    }
+
+    @Test("a valid config passes --check-config")
+    func validConfig() throws {
+        let dir = TempDirectory()
+        let token = try dir.write("cfg/token", "secret\n")
+        let file = try dir.write("cfg/tnotesd.toml", """
+            data_dir = "\(dir.file("cfgdata"))"
+            socket_path = "\(dir.file("cfgrun/s.sock"))"
+
+            [limits]
+            max_request_bytes = 1048576
+
+            [log]
+            level = "info"
+
+            [sync]
+            server_url = "http://127.0.0.1:8787"
+            token_file = "\(token)"
+            interval = 30
+            backoff_base = 0.5
+            backoff_max = 120
+            batch_size = 100
+
+            """)
+        let r = try tnotesd(["--config", file, "--check-config"], env: cleanEnvironment(dir))
+        #expect(r.status == 0, "stdout: \(r.stdout)\nstderr: \(r.stderr)")
+        // Checking creates nothing.
+        #expect(!exists(dir.file("cfgdata")))
+        #expect(!exists(dir.file("cfgrun")))
+
+        // An empty file is valid too.
+        let empty = try dir.write("cfg/empty.toml", "")
+        let r2 = try tnotesd(["--config", empty, "--check-config"], env: cleanEnvironment(dir))
+        #expect(r2.status == 0, "stderr: \(r2.stderr)")
+    }
+
+    @Test("no config file at all: the daemon starts, local-only")
+    func noConfigAtAll() throws {
+        let d = DaemonProcess()
+        try mkdirs(d.dir.file("config"))  // XDG_CONFIG_HOME: an empty dir
+        try d.start()
+        let status = try d.client().call("daemon.status")
+        #expect(status["sync"]?["state"]?.stringValue == "disabled")
+        #expect(status["dataDir"]?.stringValue == d.dataDir)
+        #expect(status["socketPath"]?.stringValue == d.socketPath)
+        #expect(d.stop() == 0)
+    }
+
+    // 4
+    @Test("file modes: data dir 0700, created socket dir 0700, socket 0600, database private")
+    func fileModes() throws {
+        let d = DaemonProcess()
+        #expect(!exists(d.dataDir) && !exists(d.dir.file("run")))
+        try d.start()
+        try d.client().call("sermon.create", ["title": "modes"])
+
+        #expect(permissions(d.dataDir) == 0o700, "data dir mode \(String(permissions(d.dataDir) ?? 0, radix: 8))")
+        let runDir = d.dir.file("run")
+        #expect(permissions(runDir) == 0o700, "socket dir mode \(String(permissions(runDir) ?? 0, radix: 8))")
+        let sockMode = try #require(fileMode(d.socketPath))
+        #expect(sockMode & S_IFMT == S_IFSOCK)
+        #expect(sockMode & 0o777 == 0o600, "socket mode \(String(sockMode & 0o777, radix: 8))")
+        let db = "\(d.dataDir)/tnotes.sqlite"
+        let dbMode = try #require(permissions(db))
+        #expect(dbMode & 0o077 == 0, "database mode \(String(dbMode, radix: 8))")
+        for side in ["-wal", "-shm"] where exists(db + side) {
+            #expect((permissions(db + side) ?? 0o777) & 0o077 == 0, "\(side) mode")
+        }
+        #expect(d.stop() == 0)
+    }
+
+    // 5
+    @Test("a stale socket file with nothing listening is replaced")
+    func staleSocketReplaced() throws {
+        let d = DaemonProcess()
+        try mkdirs(d.dir.file("run"))
+        try makeStaleSocket(at: d.socketPath)
+        #expect(fileMode(d.socketPath).map { $0 & S_IFMT == S_IFSOCK } == true)
+        #expect(!SocketProbe.accepts(d.socketPath))
+
+        try d.start()
+        let status = try d.client().call("daemon.status")
+        #expect(status["pid"]?.int64Value == Int64(d.pid))
+        #expect(d.stop() == 0)
+    }
+
+    // 6
+    @Test("a regular file at the socket path: refuses to start and leaves the file alone")
+    func regularFileAtSocketPath() throws {
+        let d = DaemonProcess()
+        let content = "not a socket, keep me\n"
+        _ = try d.dir.write("run/tnotesd.sock", content)
+        try d.launch()
+        let status = d.waitForExit(timeout: 30)
+        #expect(status != nil && status != 0, "log:\n\(d.log)")
+        if status == nil { d.kill9() }
+        #expect(fileMode(d.socketPath).map { $0 & S_IFMT == S_IFREG } == true)
+        #expect((try? String(contentsOfFile: d.socketPath, encoding: .utf8)) == content)
+        #expect(d.log.contains(d.socketPath), "message does not name the path:\n\(d.log)")
+    }
+
+    // 7a
+    @Test("a second daemon on a live socket (other data dir) exits non-zero; the first keeps serving")
+    func secondDaemonSameSocket() throws {
+        let first = DaemonProcess()
+        try first.start()
+        let c = try first.client()
+        try c.call("daemon.status")
+
+        let dir2 = TempDirectory()
+        let second = try RawDaemon(arguments: ["--data-dir", dir2.file("data"), "--socket", first.socketPath],
+                                   environment: cleanEnvironment(dir2), logPath: dir2.file("second.log"))
+        let status = second.waitForExit(timeout: 30)
+        #expect(status != nil && status != 0, "second daemon: \(status.map(String.init) ?? "still running")\n\(second.log)")
+        #expect(second.log.contains(first.socketPath), "message does not mention the socket:\n\(second.log)")
+
+        #expect(exists(first.socketPath), "the live socket was removed by the second daemon")
+        let again = try first.client().call("daemon.status")
+        #expect(again["pid"]?.int64Value == Int64(first.pid))
+        try c.call("sermon.create", ["title": "still here"])
+        #expect(first.stop() == 0)
+    }
+
+    // 7b
+    @Test("a second daemon on a locked data dir (other socket) exits non-zero naming the data dir")
+    func secondDaemonSameDataDir() throws {
+        let first = DaemonProcess()
+        try first.start()
+
+        let dir2 = TempDirectory()
+        let otherSocket = dir2.file("run/b.sock")
+        let second = try RawDaemon(arguments: ["--data-dir", first.dataDir, "--socket", otherSocket],
+                                   environment: cleanEnvironment(dir2), logPath: dir2.file("second.log"))
+        let status = second.waitForExit(timeout: 30)
+        #expect(status != nil && status != 0, "second daemon: \(status.map(String.init) ?? "still running")\n\(second.log)")
+        #expect(second.log.contains(first.dataDir), "message does not mention the data dir:\n\(second.log)")
+        #expect(!SocketProbe.accepts(otherSocket))
+
+        let again = try first.client().call("daemon.status")
+        #expect(again["pid"]?.int64Value == Int64(first.pid))
+        #expect(first.stop() == 0)
+    }
+
+    // 8
+    @Test("SIGINT stops cleanly: exit 0, socket removed")
+    func sigintStops() throws {
+        let d = DaemonProcess()
+        try d.start()
+        try d.client().call("daemon.status")
+        kill(d.pid, SIGINT)
+        let status = d.waitForExit(timeout: 30)
+        #expect(status == 0, "log:\n\(d.log)")
+        #expect(!exists(d.socketPath))
+    }
+
+    @Test("SIGTERM with an idle client connected: exit 0, the client sees the connection close")
+    func sigtermWithIdleClient() throws {
+        let d = DaemonProcess()
+        try d.start()
+        let idle = try d.client()
+        try idle.call("daemon.status")
+        let status = d.stop(timeout: 30)
+        #expect(status == 0, "status \(status.map(String.init) ?? "still running"); log:\n\(d.log)")
+        #expect(idle.isClosedByPeer(timeout: 10))
+        #expect(!exists(d.socketPath))
+    }
+
+    // 9
+    @Test("a file of random bytes as the database: refuses to start, file untouched; --check-db fails")
+    func randomBytesDatabase() throws {
+        let d = DaemonProcess()
+        try mkdirs(d.dataDir)
+        let db = "\(d.dataDir)/tnotes.sqlite"
+        let original = randomBytes(8192)
+        try original.write(to: URL(fileURLWithPath: db))
+
+        try d.launch()
+        let status = d.waitForExit(timeout: 30)
+        #expect(status != nil && status != 0, "log:\n\(d.log)")
+        if status == nil { d.kill9() }
+        #expect(d.log.contains(db), "message does not name the database:\n\(d.log)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == original)
+        #expect(!exists(d.socketPath))
+
+        let check = try tnotesd(["--check-db", "--data-dir", d.dataDir], env: cleanEnvironment(d.dir))
+        #expect(check.status != 0, "stdout: \(check.stdout)\nstderr: \(check.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == original)
+    }
+
+    @Test("a real database truncated to half: refuses to start, file untouched; --check-db 0 before, non-zero after")
+    func truncatedDatabase() throws {
+        let d = DaemonProcess()
+        try d.start()
+        do {
+            let c = try d.client()
+            let long = String(repeating: "The quick brown fox jumps over the lazy dog. ", count: 8)
+            for s in 0..<3 {
+                _ = try makeSermon(c, notes: 100, noteText: "sermon \(s): \(long)")
+            }
+        }
+        #expect(d.stop() == 0)
+
+        let db = "\(d.dataDir)/tnotes.sqlite"
+        let healthy = try tnotesd(["--check-db", "--data-dir", d.dataDir], env: cleanEnvironment(d.dir))
+        #expect(healthy.status == 0, "stdout: \(healthy.stdout)\nstderr: \(healthy.stderr)")
+
+        let full = try Data(contentsOf: URL(fileURLWithPath: db))
+        #expect(full.count >= 64 * 1024, "database unexpectedly small: \(full.count) bytes")
+        let half = full.prefix(full.count / 2)
+        try Data(half).write(to: URL(fileURLWithPath: db))
+        let truncated = try Data(contentsOf: URL(fileURLWithPath: db))
+
+        try d.launch()
+        let status = d.waitForExit(timeout: 30)
+        #expect(status != nil && status != 0, "log:\n\(d.log)")
+        if status == nil { d.kill9() }
+        #expect(d.log.contains(db), "message does not name the database:\n\(d.log)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == truncated)
+
+        let check = try tnotesd(["--check-db", "--data-dir", d.dataDir], env: cleanEnvironment(d.dir))
+        #expect(check.status != 0, "stdout: \(check.stdout)\nstderr: \(check.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == truncated)
+    }
+
+    // 10
+    @Test("TNOTES_DATA_DIR and TNOTES_SOCKET are honoured without flags")
+    func environmentOverrides() throws {
+        let dir = TempDirectory()
+        let dataDir = dir.file("envdata")
+        let socket = dir.file("envrun/e.sock")
+        let p = try RawDaemon(arguments: [], environment: cleanEnvironment(dir, [
+            "TNOTES_DATA_DIR": dataDir, "TNOTES_SOCKET": socket,
+        ]), logPath: dir.file("d.log"))
+        try p.waitUntilReady(socket: socket)
+        let status = try RPCClient(path: socket).call("daemon.status")
+        #expect(status["dataDir"]?.stringValue == dataDir)
+        #expect(status["socketPath"]?.stringValue == socket)
+        #expect(exists("\(dataDir)/tnotes.sqlite"))
+        // Nothing at the XDG defaults.
+        #expect(!exists(dir.file("xdg-data/tnotes")))
+        #expect(!exists(dir.file("xdg-run/tnotes/tnotesd.sock")))
+        #expect(p.stop() == 0, "log:\n\(p.log)")
+        #expect(!exists(socket))
+    }
+
+    @Test("flags beat TNOTES_DATA_DIR and TNOTES_SOCKET")
+    func flagsBeatEnvironment() throws {
+        let dir = TempDirectory()
+        let envData = dir.file("envdata"), envSocket = dir.file("envrun/e.sock")
+        let flagData = dir.file("flagdata"), flagSocket = dir.file("flagrun/f.sock")
+        let p = try RawDaemon(arguments: ["--data-dir", flagData, "--socket", flagSocket],
+                              environment: cleanEnvironment(dir, ["TNOTES_DATA_DIR": envData, "TNOTES_SOCKET": envSocket]),
+                              logPath: dir.file("d.log"))
+        try p.waitUntilReady(socket: flagSocket)
+        let status = try RPCClient(path: flagSocket).call("daemon.status")
+        #expect(status["dataDir"]?.stringValue == flagData)
+        #expect(status["socketPath"]?.stringValue == flagSocket)
+        #expect(exists("\(flagData)/tnotes.sqlite"))
+        #expect(!exists(envData))
+        #expect(!exists(envSocket))
+        #expect(p.stop() == 0, "log:\n\(p.log)")
+    }
+
+    @Test("config data_dir/socket_path are used; the environment beats them")
+    func configPathsAndEnvironment() throws {
+        let dir = TempDirectory()
+        let cfgData = dir.file("cfgdata"), cfgSocket = dir.file("cfgrun/c.sock")
+        _ = try dir.write("config/tnotes/tnotesd.toml", """
+            data_dir = "\(cfgData)"
+            socket_path = "\(cfgSocket)"
+
+            """)
+        do {
+            let p = try RawDaemon(arguments: [], environment: cleanEnvironment(dir), logPath: dir.file("a.log"))
+            try p.waitUntilReady(socket: cfgSocket)
+            let status = try RPCClient(path: cfgSocket).call("daemon.status")
+            #expect(status["dataDir"]?.stringValue == cfgData)
+            #expect(p.stop() == 0, "log:\n\(p.log)")
+        }
+        let envData = dir.file("envdata"), envSocket = dir.file("envrun/e.sock")
+        let p = try RawDaemon(arguments: [], environment: cleanEnvironment(dir, [
+            "TNOTES_DATA_DIR": envData, "TNOTES_SOCKET": envSocket,
+        ]), logPath: dir.file("b.log"))
+        try p.waitUntilReady(socket: envSocket)
+        let status = try RPCClient(path: envSocket).call("daemon.status")
+        #expect(status["dataDir"]?.stringValue == envData)
+        #expect(status["socketPath"]?.stringValue == envSocket)
+        #expect(!SocketProbe.accepts(cfgSocket))
+        #expect(p.stop() == 0, "log:\n\(p.log)")
+    }
+
+    // 11
+    @Test("--version prints a version and exits 0; --help exits 0")
+    func versionAndHelp() throws {
+        let dir = TempDirectory()
+        let v = try tnotesd(["--version"], env: cleanEnvironment(dir))
+        #expect(v.status == 0, "stderr: \(v.stderr)")
+        let version = v.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(version.range(of: #"\d+\.\d+(\.\d+)?"#, options: .regularExpression) != nil, "stdout: \(v.stdout)")
+
+        let h = try tnotesd(["--help"], env: cleanEnvironment(dir))
+        #expect(h.status == 0, "stderr: \(h.stderr)")
+        #expect(h.stdout.contains("--data-dir") && h.stdout.contains("--socket"), "stdout: \(h.stdout)")
+        // Neither touched any files.
+        #expect(!exists(dir.file("xdg-data")) && !exists(dir.file("xdg-run")))
+    }
+}
