@@ -1,0 +1,100 @@
+import Foundation
+
+/// A throwaway PostgreSQL cluster for tests: initdb in a temp dir, listening on loopback only, on a free
+/// port, trust auth. One per test process (started on first use, stopped at exit); each test makes its
+/// own database with `makeDatabase()`. PostgreSQL refuses to run as root, so as root it runs as the
+/// `postgres` system user that Debian's package creates.
+public final class PostgresServer: @unchecked Sendable {
+    public static let shared: Result<PostgresServer, HarnessError> = {
+        do {
+            let s = try PostgresServer()
+            atexit { PostgresServer.stopShared() }
+            return .success(s)
+        } catch let e as HarnessError {
+            return .failure(e)
+        } catch {
+            return .failure(HarnessError("\(error)"))
+        }
+    }()
+
+    public let dir: String
+    public let port: Int
+    private let bin: String
+    private let lock = NSLock()
+    private var counter = 0
+
+    static func stopShared() {
+        if case .success(let s) = shared { s.stop() }
+    }
+
+    init() throws {
+        guard let bin = Self.findBin() else { throw HarnessError("PostgreSQL binaries not found (apt-get install postgresql)") }
+        self.bin = bin
+        let base = TempDirectory("tnpg")
+        // The temp dir object would delete the folder when it goes; keep the cluster until exit instead.
+        dir = base.path + "-cluster"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        port = Self.freePort()
+        if getuid() == 0 {
+            _ = try ProcessRunner.run("/bin/chown", ["-R", "postgres:postgres", dir])
+        }
+        let initdb = try Self.runAsPostgres("\(bin)/initdb", ["-D", "\(dir)/data", "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"])
+        guard initdb.status == 0 else { throw HarnessError("initdb failed: \(initdb.stderr)") }
+        let opts = "-c listen_addresses=127.0.0.1 -c port=\(port) -c unix_socket_directories=\(dir) -c fsync=off -c max_connections=200"
+        let args = ["-D", "\(dir)/data", "-l", "\(dir)/pg.log", "-o", opts, "-w", "-t", "60", "start"]
+        let status = getuid() == 0
+            ? try ProcessRunner.runDetached("/usr/sbin/runuser", ["-u", "postgres", "--", "\(bin)/pg_ctl"] + args,
+                                            logFile: "\(dir)/pg_ctl.out")
+            : try ProcessRunner.runDetached("\(bin)/pg_ctl", args, logFile: "\(dir)/pg_ctl.out")
+        guard status == 0 else {
+            let log = (try? String(contentsOfFile: "\(dir)/pg.log", encoding: .utf8)) ?? ""
+            throw HarnessError("pg_ctl start failed (\(status)): \(log)")
+        }
+    }
+
+    /// A new empty database; returns its URL.
+    public func makeDatabase() throws -> String {
+        lock.lock()
+        counter += 1
+        let name = "t\(getpid())_\(counter)"
+        lock.unlock()
+        let r = try Self.runAsPostgres("\(bin)/psql",
+                                       ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-c", "CREATE DATABASE \(name)"])
+        guard r.status == 0 else { throw HarnessError("CREATE DATABASE failed: \(r.stderr)") }
+        return "postgres://postgres@127.0.0.1:\(port)/\(name)"
+    }
+
+    func stop() {
+        _ = try? Self.runAsPostgres("\(bin)/pg_ctl", ["-D", "\(dir)/data", "-m", "immediate", "stop"])
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+
+    static func findBin() -> String? {
+        let root = "/usr/lib/postgresql"
+        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).sorted { (Int($0) ?? 0) > (Int($1) ?? 0) }
+        for v in versions where FileManager.default.isExecutableFile(atPath: "\(root)/\(v)/bin/initdb") {
+            return "\(root)/\(v)/bin"
+        }
+        return nil
+    }
+
+    static func runAsPostgres(_ exe: String, _ args: [String]) throws -> ProcessResult {
+        if getuid() == 0 {
+            return try ProcessRunner.run("/usr/sbin/runuser", ["-u", "postgres", "--", exe] + args, timeout: 120)
+        }
+        return try ProcessRunner.run(exe, args, timeout: 120)
+    }
+
+    static func freePort() -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = 0
+        _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        return Int(UInt16(bigEndian: addr.sin_port))
+    }
+}
