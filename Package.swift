@@ -22,6 +22,8 @@ let package = Package(
         // SQLite from Debian's libsqlite3-dev.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
 
+        // libcurl (Debian's libcurl4-openssl-dev) behind a small C shim: curl_easy_setopt is variadic.
+        .target(name: "CCurlShim", linkerSettings: [.linkedLibrary("curl")]),
         // Models, record schemas, HLC, merge rule, the one JSON codec.
         .target(name: "TNotesCore", dependencies: [
             .product(name: "Crypto", package: "swift-crypto"),
@@ -43,9 +45,16 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        // The sync engine: outbox push, cursor pull, backoff, triggers (incl. network changes), audio transfers.
+        .target(name: "TNotesSync", dependencies: [
+            "TNotesCore", "TNotesStore", "CCurlShim",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
         // The daemon: config, paths, single-instance lock, record methods, wiring.
         .target(name: "TNotesDaemon", dependencies: [
-            "TNotesCore", "TNotesStore", "TNotesRPC", "TNotesConfig",
+            "TNotesCore", "TNotesStore", "TNotesRPC", "TNotesConfig", "TNotesSync",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -78,6 +87,7 @@ let package = Package(
         .testTarget(name: "TNotesStoreTests", dependencies: ["TNotesStore", "TNotesCore", "TNotesTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "TNotesDaemonTests", dependencies: ["TNotesTestSupport", "TNotesCore", "tnotesd"]),
+        .testTarget(name: "TNotesSyncTests", dependencies: ["TNotesTestSupport", "TNotesCore", "TNotesSync", "tnotesd", "tnotes-server"]),
         .testTarget(name: "TNotesServerTests", dependencies: ["TNotesTestSupport", "TNotesCore", "tnotes-server"]),
     ]
 )

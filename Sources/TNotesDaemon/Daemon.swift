@@ -6,6 +6,7 @@ import TNotesConfig
 import TNotesCore
 import TNotesRPC
 import TNotesStore
+import TNotesSync
 
 #if canImport(Glibc)
 import Glibc
@@ -45,6 +46,10 @@ public struct Daemon {
                 throw ConfigError(file: file.path, key: "(file)", problem: "cannot be read: \(String(cString: strerror(err.code)))")
             }
         }
+        if config.sync.serverURL != nil && !SyncToken.configured(env: env, tokenFile: config.sync.tokenFile) {
+            throw ConfigError(file: file.path, key: "sync.token_file",
+                              problem: "sync.server_url is set but there is no token (set sync.token_file, LoadCredential=tnotes-token, or TNOTES_TOKEN)")
+        }
         return (config, DaemonPaths.resolve(flags: overrides, env: env, config: config, uid: uid))
     }
 
@@ -71,6 +76,24 @@ public struct Daemon {
         return 3
     }
 
+    /// The sync engine when `sync.server_url` is set; nil keeps the daemon local-only.
+    func makeSyncEngine(store: Store, hub: EventHub, env: [String: String]) -> SyncEngine? {
+        guard let url = config.sync.serverURL else { return nil }
+        let tokenFile = config.sync.tokenFile
+        let token: @Sendable () throws -> String = {
+            try SyncToken.read(env: env, tokenFile: tokenFile)
+        }
+        let client = SyncClient(serverURL: url, token: token)
+        let backoff = BackoffPolicy(base: config.sync.backoffBase, factor: 2, max: config.sync.backoffMax)
+        let audio = AudioTransfers(store: store, client: client, audioDirectory: paths.audioDirectory, backoff: backoff,
+                                   logger: logger)
+        let settings = SyncEngine.Settings(serverURL: url, interval: config.sync.interval, backoff: backoff,
+                                           batchSize: config.sync.batchSize)
+        return SyncEngine(store: store, client: client, settings: settings, audio: audio, logger: logger) { topic, fields in
+            hub.publish(topic: topic, fields)
+        }
+    }
+
     public func run() async throws {
         let env = Environment.current
         // Everything the daemon creates (db, audio, backups, socket) is for its owner alone.
@@ -89,12 +112,16 @@ public struct Daemon {
         }
 
         let hub = EventHub()
-        store.addObserver { changes in hub.recordsChanged(changes) }
+        let sync = makeSyncEngine(store: store, hub: hub, env: env)
+        store.addObserver { changes in
+            hub.recordsChanged(changes)
+            if let sync, changes.contains(where: { $0.origin == .local }) { Task { await sync.localChange() } }
+        }
         let info = DaemonInfo(version: TNotesVersion.string, socketPath: paths.socketPath, dataDir: paths.dataDir,
                               startedAtMillis: Timestamp.nowMillis())
         let discovery = DiscoveryDocument()
         var table = MethodTable(title: "tnotesd", version: TNotesVersion.string)
-        SystemMethods(store: store, hub: hub, info: info, discovery: discovery).register(into: &table)
+        SystemMethods(store: store, hub: hub, info: info, discovery: discovery, sync: sync).register(into: &table)
         RecordMethods(store: store).register(into: &table)
         AudioMethods(store: store, importer: AudioImporter(audioDirectory: paths.audioDirectory)).register(into: &table)
         discovery.set(table.openRPC(components: DiscoveryDocument.components()))
@@ -121,8 +148,16 @@ public struct Daemon {
             "deviceId": "\(store.deviceId)", "sync": "\(config.sync.serverURL == nil ? "disabled" : "enabled")",
         ])
 
+        var serviceList: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        var monitor: NetworkMonitor?
+        if let sync {
+            serviceList.append(.init(service: SyncEngineService(engine: sync)))
+            monitor = NetworkMonitor(logger: logger) { usable in Task { await sync.network(usable: usable) } }
+            monitor?.start()
+        }
+        serviceList.append(.init(service: server))
         let services = ServiceGroup(configuration: .init(
-            services: [.init(service: server)],
+            services: serviceList,
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         do {
@@ -131,6 +166,7 @@ public struct Daemon {
             logger.error("service failed", metadata: ["error": "\(error)"])
         }
         logger.info("tnotesd stopping")
+        monitor?.stop()
         store.close()
         if activated == nil { unlink(paths.socketPath) }
         try? await group.shutdownGracefully()

@@ -2,6 +2,7 @@ import Synchronization
 import TNotesCore
 import TNotesRPC
 import TNotesStore
+import TNotesSync
 
 #if canImport(Glibc)
 import Glibc
@@ -13,18 +14,19 @@ struct SystemMethods {
     let hub: EventHub
     let info: DaemonInfo
     let discovery: DiscoveryDocument
+    let sync: SyncEngine?
 
     func register(into table: inout MethodTable) {
-        let store = self.store, hub = self.hub, info = self.info, discovery = self.discovery
+        let store = self.store, hub = self.hub, info = self.info, discovery = self.discovery, sync = self.sync
 
         table.add(MethodSpec("daemon.status", summary: "Version, schema, device, process and sync state.",
                              result: ["type": "object"]) { _, _ in
-            let sync = try await Self.syncStatus(store: store, info: info)
+            let syncStatus = try await Self.syncStatus(store: store, sync: sync)
             return [
                 "version": .string(info.version), "schemaVersion": .int(Int64(store.schemaVersion)),
                 "deviceId": .string(store.deviceId), "pid": .int(Int64(getpid())),
                 "uptimeSeconds": .double(Double(Timestamp.nowMillis() - info.startedAtMillis) / 1000),
-                "socketPath": .string(info.socketPath), "dataDir": .string(info.dataDir), "sync": sync,
+                "socketPath": .string(info.socketPath), "dataDir": .string(info.dataDir), "sync": syncStatus,
             ]
         })
 
@@ -40,26 +42,42 @@ struct SystemMethods {
             let topics = Set(p["topics"]?.arrayValue?.compactMap { $0.stringValue } ?? Array(EventHub.topics))
             connection.subscribe(topics)
             // The current state comes with the answer, so a subscriber misses nothing between reading and subscribing.
-            let sync = try await Self.syncStatus(store: store, info: info)
-            return ["subscribed": .array(topics.sorted().map { .string($0) }), "seq": .int(hub.lastSeq), "sync": sync]
+            let syncStatus = try await Self.syncStatus(store: store, sync: sync)
+            return ["subscribed": .array(topics.sorted().map { .string($0) }), "seq": .int(hub.lastSeq), "sync": syncStatus]
         })
 
         table.add(MethodSpec("sync.now", summary: "Sync now; with wait, answer when done.",
-                             params: [ParamSpec("wait", .bool)], result: ["type": "object"]) { _, _ in
-            throw RPCError.unavailable("sync is disabled (no sync.server_url in the config)")
+                             params: [ParamSpec("wait", .bool)], result: ["type": "object"]) { p, _ in
+            guard let sync else { throw RPCError.unavailable("sync is disabled (no sync.server_url in the config)") }
+            guard p.bool("wait") ?? false else {
+                await sync.trigger(.manual)
+                return ["started": true]
+            }
+            do {
+                return try await sync.syncAndWait().json
+            } catch {
+                throw RPCError.unavailable("sync failed: \(error); the queue is kept and retries continue")
+            }
         })
 
         table.add(MethodSpec("sync.status", summary: "The sync engine's state.", result: ["type": "object"]) { _, _ in
-            try await Self.syncStatus(store: store, info: info)
+            try await Self.syncStatus(store: store, sync: sync)
         })
 
         table.add(MethodSpec("sync.pending", summary: "The outbox: changes not yet accepted by the server.",
                              result: ["type": "array"]) { _, _ in
-            throw RPCError.unavailable("sync is disabled (no sync.server_url in the config)")
+            guard sync != nil else { throw RPCError.unavailable("sync is disabled (no sync.server_url in the config)") }
+            let entries = try await store.read { s in try s.outbox(limit: 10_000) }
+            return .array(entries.map {
+                ["opId": .string($0.opId), "collection": .string($0.collection), "recordId": .string($0.recordId),
+                 "op": .string($0.op), "attempts": .int(Int64($0.attempts)), "lastError": JSON($0.lastError),
+                 "state": .string($0.state)]
+            })
         })
     }
 
-    static func syncStatus(store: Store, info: DaemonInfo) async throws -> JSON {
+    static func syncStatus(store: Store, sync: SyncEngine?) async throws -> JSON {
+        if let sync { return try await sync.status() }
         let counts = try await store.read { s in try s.outboxCounts() }
         return [
             "state": "disabled", "serverUrl": .null, "pendingOps": .int(Int64(counts.queued)),

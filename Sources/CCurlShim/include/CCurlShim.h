@@ -1,0 +1,2 @@
+#include "tn_http.h"
+#include "tn_netlink.h"

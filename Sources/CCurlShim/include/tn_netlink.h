@@ -1,0 +1,7 @@
+#ifndef TN_NETLINK_H
+#define TN_NETLINK_H
+
+/* Opens an rtnetlink socket subscribed to link, address and route changes; -1 (errno set) on failure. */
+int tn_netlink_open(void);
+
+#endif

@@ -1,0 +1,176 @@
+#include "tn_http.h"
+
+#include <curl/curl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+    char *data;
+    size_t len;
+    size_t cap;
+    size_t max;
+    int overflow;
+} buffer_t;
+
+typedef struct {
+    buffer_t body;
+    buffer_t headers;
+    FILE *file;
+    CURL *curl;
+    long long resume_from;
+    int file_checked;
+    volatile int *abort_flag;
+} ctx_t;
+
+static int buffer_append(buffer_t *b, const char *data, size_t len) {
+    if (b->max && b->len + len > b->max) { b->overflow = 1; return 0; }
+    if (b->len + len + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->len + len + 1) cap *= 2;
+        char *p = realloc(b->data, cap);
+        if (!p) return 0;
+        b->data = p;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, data, len);
+    b->len += len;
+    b->data[b->len] = 0;
+    return 1;
+}
+
+static size_t on_body(char *ptr, size_t size, size_t nmemb, void *userdata) {
+    ctx_t *ctx = userdata;
+    size_t n = size * nmemb;
+    if (ctx->file) {
+        if (!ctx->file_checked) {
+            /* A server that ignored our Range answers 200 with the whole file: start the file over. */
+            long code = 0;
+            curl_easy_getinfo(ctx->curl, CURLINFO_RESPONSE_CODE, &code);
+            if (ctx->resume_from > 0 && code == 200) {
+                fflush(ctx->file);
+                if (ftruncate(fileno(ctx->file), 0) != 0) return 0;
+                fseek(ctx->file, 0, SEEK_SET);
+            }
+            ctx->file_checked = 1;
+        }
+        return fwrite(ptr, 1, n, ctx->file);
+    }
+    return buffer_append(&ctx->body, ptr, n) ? n : 0;
+}
+
+static size_t on_header(char *ptr, size_t size, size_t nmemb, void *userdata) {
+    ctx_t *ctx = userdata;
+    size_t n = size * nmemb;
+    /* Each new status line (after a redirect or 100-continue) starts a new header block. */
+    if (n >= 5 && strncmp(ptr, "HTTP/", 5) == 0) ctx->headers.len = 0;
+    return buffer_append(&ctx->headers, ptr, n) ? n : 0;
+}
+
+static int on_progress(void *userdata, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow) {
+    (void)dltotal; (void)dlnow; (void)ultotal; (void)ulnow;
+    ctx_t *ctx = userdata;
+    return (ctx->abort_flag && *ctx->abort_flag) ? 1 : 0;
+}
+
+void tn_http_global_init(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
+
+int tn_http_perform(const tn_http_request *req, tn_http_response *resp) {
+    memset(resp, 0, sizeof(*resp));
+    ctx_t ctx;
+    memset(&ctx, 0, sizeof(ctx));
+    ctx.body.max = req->max_body_bytes;
+    ctx.resume_from = req->resume_from;
+    ctx.abort_flag = req->abort_flag;
+
+    CURL *curl = curl_easy_init();
+    if (!curl) { resp->curl_code = CURLE_FAILED_INIT; strcpy(resp->error, "curl_easy_init failed"); return -1; }
+    ctx.curl = curl;
+    char errbuf[CURL_ERROR_SIZE];
+    errbuf[0] = 0;
+    struct curl_slist *headers = NULL;
+    FILE *upload = NULL;
+
+    curl_easy_setopt(curl, CURLOPT_URL, req->url);
+    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
+    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
+    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, req->connect_timeout_ms);
+    if (req->timeout_ms > 0) curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, req->timeout_ms);
+    if (req->low_speed_time_s > 0) {
+        curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, req->low_speed_limit > 0 ? req->low_speed_limit : 1L);
+        curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, req->low_speed_time_s);
+    }
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &ctx);
+    curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(curl, CURLOPT_HEADERDATA, &ctx);
+    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &ctx);
+    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+
+    for (int i = 0; i < req->header_count; i++) headers = curl_slist_append(headers, req->headers[i]);
+    headers = curl_slist_append(headers, "Expect:");
+
+    if (strcmp(req->method, "HEAD") == 0) {
+        curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
+    } else if (req->upload_path) {
+        upload = fopen(req->upload_path, "rb");
+        if (!upload) { resp->curl_code = CURLE_READ_ERROR; snprintf(resp->error, sizeof(resp->error), "cannot open %s", req->upload_path); goto done; }
+        fseek(upload, 0, SEEK_END);
+        long long size = ftell(upload);
+        fseek(upload, 0, SEEK_SET);
+        curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
+        curl_easy_setopt(curl, CURLOPT_READDATA, upload);
+        curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, (curl_off_t)size);
+        curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, req->method);
+    } else if (req->body || strcmp(req->method, "POST") == 0) {
+        curl_easy_setopt(curl, CURLOPT_POST, 1L);
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, req->body ? (const char *)req->body : "");
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
+        if (strcmp(req->method, "POST") != 0) curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, req->method);
+    } else if (strcmp(req->method, "GET") != 0) {
+        curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, req->method);
+    }
+    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+
+    if (req->download_path) {
+        ctx.file = fopen(req->download_path, req->resume_from > 0 ? "ab" : "wb");
+        if (!ctx.file) { resp->curl_code = CURLE_WRITE_ERROR; snprintf(resp->error, sizeof(resp->error), "cannot open %s", req->download_path); goto done; }
+    }
+
+    resp->curl_code = curl_easy_perform(curl);
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &resp->status);
+    if (resp->curl_code != CURLE_OK) {
+        const char *msg = errbuf[0] ? errbuf : curl_easy_strerror(resp->curl_code);
+        if (ctx.body.overflow) msg = "response body over the limit";
+        snprintf(resp->error, sizeof(resp->error), "%s", msg);
+    }
+
+done:
+    if (ctx.file) {
+        if (fflush(ctx.file) != 0 || fsync(fileno(ctx.file)) != 0) {
+            if (resp->curl_code == CURLE_OK) { resp->curl_code = CURLE_WRITE_ERROR; strcpy(resp->error, "cannot write the download"); }
+        }
+        fclose(ctx.file);
+    }
+    if (upload) fclose(upload);
+    curl_slist_free_all(headers);
+    curl_easy_cleanup(curl);
+    resp->body = ctx.body.data;
+    resp->body_len = ctx.body.len;
+    resp->headers = ctx.headers.data;
+    resp->headers_len = ctx.headers.len;
+    return resp->curl_code == CURLE_OK ? 0 : -1;
+}
+
+void tn_http_response_free(tn_http_response *resp) {
+    free(resp->body);
+    free(resp->headers);
+    resp->body = NULL;
+    resp->headers = NULL;
+}

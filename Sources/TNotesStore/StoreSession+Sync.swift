@@ -1,0 +1,94 @@
+import TNotesCore
+
+/// What the sync engine needs of the store. Each call runs inside the caller's transaction, so a push
+/// result and the outbox rows it settles, or a pulled page and the cursor after it, commit together.
+extension StoreSession {
+    public struct QueuedChange: Sendable {
+        public let seq: Int64
+        public let opId: String
+        public let collection: String
+        public let recordId: String
+        /// The exact Change text queued at write time; it is sent as it is.
+        public let text: String
+    }
+
+    /// The oldest queued (not failed) outbox entries, in order.
+    public func queuedChanges(limit: Int) throws -> [QueuedChange] {
+        try db.query("""
+            SELECT seq, op_id, collection, record_id, change FROM outbox WHERE state = 'queued' ORDER BY seq LIMIT ?
+            """, [.int(Int64(limit))]
+        ).map { QueuedChange(seq: $0[0].int ?? 0, opId: $0[1].string ?? "", collection: $0[2].string ?? "",
+                             recordId: $0[3].string ?? "", text: $0[4].string ?? "") }
+    }
+
+    public enum PushOutcome: Sendable, Equatable {
+        case applied, duplicate, superseded
+        case rejected(String)
+    }
+
+    /// Settles one pushed outbox entry. Accepted → the entry goes, and the record becomes `synced` unless a
+    /// newer local edit is still queued for it; superseded → the entry goes (the winner arrives by pull);
+    /// rejected → the entry stays, marked failed with the reason, and no longer blocks the queue.
+    public func settle(_ entry: QueuedChange, outcome: PushOutcome) throws {
+        switch outcome {
+        case .applied, .duplicate, .superseded:
+            try db.run("DELETE FROM outbox WHERE seq = ?", [.int(entry.seq)])
+            let stillQueued = try db.scalar("""
+                SELECT count(*) FROM outbox WHERE collection = ? AND record_id = ? AND state = 'queued'
+                """, [.text(entry.collection), .text(entry.recordId)]).int ?? 0
+            if stillQueued == 0 && outcome != .superseded {
+                try db.run("UPDATE records SET sync_state = 'synced' WHERE collection = ? AND id = ? AND sync_state = 'pending'",
+                           [.text(entry.collection), .text(entry.recordId)])
+            }
+        case .rejected(let reason):
+            try db.run("UPDATE outbox SET state = 'failed', attempts = attempts + 1, last_error = ? WHERE seq = ?",
+                       [.text(reason), .int(entry.seq)])
+            try db.run("UPDATE records SET sync_state = 'error' WHERE collection = ? AND id = ?",
+                       [.text(entry.collection), .text(entry.recordId)])
+        }
+    }
+
+    /// Counts a failed attempt against entries that were sent but got no verdict (network error…).
+    public func noteAttempt(_ entries: [QueuedChange], error: String) throws {
+        for e in entries {
+            try db.run("UPDATE outbox SET attempts = attempts + 1, last_error = ? WHERE seq = ?", [.text(error), .int(e.seq)])
+        }
+    }
+
+    public func pullCursor() throws -> String? {
+        try db.scalar("SELECT cursor FROM sync_cursor WHERE id = 1").string
+    }
+
+    public func setPullCursor(_ cursor: String) throws {
+        try db.run("""
+            INSERT INTO sync_cursor(id, cursor, updated_at) VALUES (1, ?, ?)
+            ON CONFLICT(id) DO UPDATE SET cursor = excluded.cursor, updated_at = excluded.updated_at
+            """, [.text(cursor), .text(Timestamp.now())])
+    }
+
+    /// Sermons whose audio (by sha256) this device does not hold yet.
+    public func audioToDownload(limit: Int = 50) throws -> [(sermonId: String, sha256: String, sizeBytes: Int64, fileName: String)] {
+        try db.query("""
+            SELECT r.id, json_extract(r.body, '$.audio.sha256'), json_extract(r.body, '$.audio.sizeBytes'),
+                   json_extract(r.body, '$.audio.fileName')
+            FROM records r LEFT JOIN audio_files a ON a.sermon_id = r.id
+            WHERE r.collection = 'sermons' AND r.deleted_at IS NULL AND json_extract(r.body, '$.audio.sha256') IS NOT NULL
+              AND (a.sermon_id IS NULL OR a.local_available = 0 OR a.sha256 IS NOT json_extract(r.body, '$.audio.sha256'))
+            LIMIT ?
+            """, [.int(Int64(limit))]
+        ).map { ($0[0].string ?? "", $0[1].string ?? "", $0[2].int ?? 0, $0[3].string ?? "audio") }
+    }
+
+    /// Local audio not yet on the server, whose sermon the server already has (its record is synced).
+    public func audioToUpload(limit: Int = 50) throws -> [AudioFileState] {
+        try db.query("""
+            SELECT a.sermon_id, a.path, a.sha256, a.size_bytes FROM audio_files a
+            JOIN records r ON r.collection = 'sermons' AND r.id = a.sermon_id
+            WHERE a.local_available = 1 AND a.uploaded = 0 AND r.deleted_at IS NULL AND r.sync_state = 'synced'
+              AND json_extract(r.body, '$.audio.sha256') = a.sha256
+            LIMIT ?
+            """, [.int(Int64(limit))]
+        ).map { AudioFileState(sermonId: $0[0].string ?? "", path: $0[1].string, sha256: $0[2].string,
+                               sizeBytes: $0[3].int, localAvailable: true, uploaded: false) }
+    }
+}

@@ -1,0 +1,126 @@
+import Crypto
+import Dispatch
+import Logging
+import TNotesCore
+import TNotesStore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The audio transfer queue, apart from record sync so a large or failing transfer never holds back
+/// notes. Uploads go once their sermon is on the server; downloads resume after an interruption (Range)
+/// and are verified by sha256 before they are kept. Failures retry on their own backoff.
+public actor AudioTransfers {
+    let store: Store
+    let client: SyncClient
+    let audioDirectory: String
+    let backoff: BackoffPolicy
+    let logger: Logger
+    private var running = false
+    private var again = false
+    private var attempt = 0
+    private var retry: Task<Void, Never>?
+
+    public init(store: Store, client: SyncClient, audioDirectory: String, backoff: BackoffPolicy, logger: Logger) {
+        self.store = store
+        self.client = client
+        self.audioDirectory = audioDirectory
+        self.backoff = backoff
+        self.logger = logger
+    }
+
+    /// Looks for work; returns at once (the transfers run on their own task).
+    public func kick() {
+        if running {
+            again = true
+            return
+        }
+        running = true
+        Task { await self.work() }
+    }
+
+    private func work() async {
+        repeat {
+            again = false
+            do {
+                try await uploads()
+                try await downloads()
+                attempt = 0
+            } catch {
+                attempt += 1
+                let delay = backoff.delay(attempt: attempt, retryAfter: (error as? SyncFailure)?.retryAfter)
+                logger.warning("audio transfer failed; will retry", metadata: ["in": "\(Int(delay)) s", "error": "\(error)"])
+                retry?.cancel()
+                retry = Task {
+                    try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+                    if !Task.isCancelled { await self.kick() }
+                }
+            }
+        } while again
+        running = false
+    }
+
+    func uploads() async throws {
+        let pending = try await store.read { s in try s.audioToUpload() }
+        for file in pending {
+            guard let path = file.path, let sha = file.sha256 else { continue }
+            try await client.uploadAudio(sermonId: file.sermonId, path: path, sha256: sha)
+            try await store.write { s in
+                try s.setAudioFile(AudioFileState(sermonId: file.sermonId, path: path, sha256: sha, sizeBytes: file.sizeBytes,
+                                                  localAvailable: true, uploaded: true))
+            }
+            logger.info("audio uploaded", metadata: ["sermon": "\(file.sermonId)", "bytes": "\(file.sizeBytes ?? 0)"])
+        }
+    }
+
+    func downloads() async throws {
+        let wanted = try await store.read { s in try s.audioToDownload() }
+        for item in wanted {
+            let ext = item.fileName.split(separator: ".").count > 1 ? "." + item.fileName.split(separator: ".").last! : ""
+            let safeExt = ext.count <= 10 && !ext.contains("/") ? ext : ""
+            let final = "\(audioDirectory)/\(item.sermonId)\(safeExt)"
+            let partial = "\(audioDirectory)/\(item.sermonId).\(item.sha256.prefix(16)).download"
+            mkdir(audioDirectory, 0o700)
+            var have: Int64 = 0
+            var st = stat()
+            if stat(partial, &st) == 0 { have = Int64(st.st_size) }
+            if have > item.sizeBytes { unlink(partial); have = 0 }
+            if have < item.sizeBytes || item.sizeBytes == 0 {
+                try await client.downloadAudio(sermonId: item.sermonId, to: partial, resumeFrom: have)
+            }
+            let actual = try await Self.sha256(of: partial)
+            guard actual == item.sha256 else {
+                // Never keep a file that is not the one the sermon names; start over next time.
+                unlink(partial)
+                throw SyncFailure.malformed("audio of \(item.sermonId) has sha256 \(actual), expected \(item.sha256)")
+            }
+            guard rename(partial, final) == 0 else { throw SyncFailure.malformed("cannot move the audio into place") }
+            let size = item.sizeBytes
+            try await store.write { s in
+                try s.setAudioFile(AudioFileState(sermonId: item.sermonId, path: final, sha256: item.sha256, sizeBytes: size,
+                                                  localAvailable: true, uploaded: true))
+            }
+            logger.info("audio downloaded", metadata: ["sermon": "\(item.sermonId)", "bytes": "\(size)"])
+        }
+    }
+
+    static func sha256(of path: String) async throws -> String {
+        try await withCheckedThrowingContinuation { cont in
+            DispatchQueue.global().async {
+                let fd = open(path, O_RDONLY | O_CLOEXEC)
+                guard fd >= 0 else { return cont.resume(throwing: SyncFailure.malformed("cannot read \(path)")) }
+                defer { close(fd) }
+                var hasher = SHA256()
+                var buffer = [UInt8](repeating: 0, count: 1 << 20)
+                while true {
+                    let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                    if n < 0 { if errno == EINTR { continue }; return cont.resume(throwing: SyncFailure.malformed("read failed")) }
+                    if n == 0 { break }
+                    hasher.update(data: buffer[0..<n])
+                }
+                cont.resume(returning: Hex.encode(hasher.finalize()))
+            }
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import CCurlShim
+import Dispatch
+import TNotesCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One HTTP request as the sync client makes it.
+public struct TransportRequest: Sendable {
+    public var method: String
+    public var url: String
+    public var headers: [String]
+    public var body: [UInt8]?
+    public var uploadPath: String?
+    public var downloadPath: String?
+    public var resumeFrom: Int64 = 0
+    public var connectTimeoutMs = 10_000
+    /// Whole-request limit for API calls; 0 for transfers, which are bounded by the low-speed limit instead.
+    public var timeoutMs = 20_000
+    public var lowSpeedTimeSeconds = 30
+
+    public init(method: String, url: String, headers: [String] = [], body: [UInt8]? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+}
+
+public struct TransportResponse: Sendable {
+    public let status: Int
+    public let headers: [(String, String)]
+    public let body: [UInt8]
+
+    public func header(_ name: String) -> String? {
+        let n = name.lowercased()
+        return headers.first { $0.0 == n }?.1
+    }
+}
+
+/// A request that got no HTTP answer (refused, reset, timed out, DNS…).
+public struct TransportError: Error, CustomStringConvertible, Sendable {
+    public let code: Int32
+    public let message: String
+    public var description: String { message }
+}
+
+/// HTTP over libcurl. Each exchange blocks one thread of a private queue, never a Swift concurrency thread.
+public final class CurlTransport: Sendable {
+    private let queue = DispatchQueue(label: "tnotes.http", attributes: .concurrent)
+
+    public init() {
+        Self.initOnce
+    }
+
+    private static let initOnce: Void = { tn_http_global_init() }()
+
+    public func perform(_ request: TransportRequest) async throws -> TransportResponse {
+        try await withCheckedThrowingContinuation { cont in
+            queue.async { cont.resume(with: Result { try Self.performBlocking(request) }) }
+        }
+    }
+
+    static func performBlocking(_ r: TransportRequest) throws -> TransportResponse {
+        var response = tn_http_response()
+        defer { tn_http_response_free(&response) }
+        let cHeaders = r.headers.map { strdup($0) }
+        defer { cHeaders.forEach { free($0) } }
+        let rc: Int32 = r.url.withCString { url in
+            r.method.withCString { method in
+                withOptionalCString(r.uploadPath) { upload in
+                    withOptionalCString(r.downloadPath) { download in
+                        cHeaders.map { $0.map { UnsafePointer($0) } }.withUnsafeBufferPointer { headerPtrs in
+                            (r.body ?? []).withUnsafeBufferPointer { body in
+                                var req = tn_http_request()
+                                req.url = url
+                                req.method = method
+                                req.headers = headerPtrs.baseAddress
+                                req.header_count = Int32(headerPtrs.count)
+                                req.body = r.body == nil ? nil : body.baseAddress
+                                req.body_len = body.count
+                                req.upload_path = upload
+                                req.download_path = download
+                                req.resume_from = r.resumeFrom
+                                req.connect_timeout_ms = r.connectTimeoutMs
+                                req.timeout_ms = r.timeoutMs
+                                req.low_speed_limit = 1
+                                req.low_speed_time_s = r.lowSpeedTimeSeconds
+                                req.max_body_bytes = 256 << 20
+                                return tn_http_perform(&req, &response)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let message = withUnsafeBytes(of: response.error) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        guard rc == 0 else { throw TransportError(code: response.curl_code, message: message.isEmpty ? "transfer failed" : message) }
+        let body = response.body.map { Array(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: response.body_len)) } ?? []
+        let headerText = response.headers.map { String(decoding: UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: response.headers_len), as: UTF8.self) } ?? ""
+        var headers = [(String, String)]()
+        for line in headerText.split(separator: "\r\n") {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let name = line[..<colon].lowercased()
+            let value = line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
+            headers.append((name, String(value)))
+        }
+        return TransportResponse(status: Int(response.status), headers: headers, body: body)
+    }
+}
+
+private func withOptionalCString<T>(_ s: String?, _ body: (UnsafePointer<CChar>?) -> T) -> T {
+    guard let s else { return body(nil) }
+    return s.withCString { body($0) }
+}

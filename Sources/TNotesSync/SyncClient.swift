@@ -1,0 +1,168 @@
+import TNotesCore
+import TNotesStore
+
+/// Why a sync request failed. Every kind is retried by the backoff timer (an auth failure too: the
+/// token file is read again on each attempt, so fixing it heals the queue without a restart).
+public enum SyncFailure: Error, CustomStringConvertible, Sendable {
+    case network(String)
+    case server(status: Int, retryAfter: Double?, detail: String)
+    case unauthorized(String)
+    case client(status: Int, detail: String)
+    case malformed(String)
+
+    public var retryAfter: Double? {
+        if case .server(_, let r, _) = self { return r }
+        return nil
+    }
+
+    public var description: String {
+        switch self {
+        case .network(let m): return "network: \(m)"
+        case .server(let s, _, let d): return "server answered \(s)\(d.isEmpty ? "" : ": \(d)")"
+        case .unauthorized(let d): return "unauthorized: \(d)"
+        case .client(let s, let d): return "request refused (\(s))\(d.isEmpty ? "" : ": \(d)")"
+        case .malformed(let m): return "unexpected answer: \(m)"
+        }
+    }
+}
+
+/// The sync HTTP API of contract §4, as the daemon calls it.
+public struct SyncClient: Sendable {
+    public let serverURL: String
+    let token: @Sendable () throws -> String
+    let transport: CurlTransport
+
+    public init(serverURL: String, token: @escaping @Sendable () throws -> String, transport: CurlTransport = CurlTransport()) {
+        var url = serverURL
+        while url.hasSuffix("/") { url.removeLast() }
+        self.serverURL = url
+        self.token = token
+        self.transport = transport
+    }
+
+    func authorized(_ method: String, _ path: String, body: [UInt8]? = nil, extra: [String] = []) throws -> TransportRequest {
+        let t: String
+        do { t = try token() } catch { throw SyncFailure.unauthorized("no token: \(error)") }
+        var headers = ["Authorization: Bearer \(t)", "Accept: application/json"] + extra
+        if body != nil { headers.append("Content-Type: application/json") }
+        return TransportRequest(method: method, url: serverURL + path, headers: headers, body: body)
+    }
+
+    func exchange(_ request: TransportRequest) async throws -> TransportResponse {
+        let response: TransportResponse
+        do {
+            response = try await transport.perform(request)
+        } catch let e as TransportError {
+            throw SyncFailure.network(e.message)
+        }
+        try Self.check(response)
+        return response
+    }
+
+    static func check(_ r: TransportResponse) throws {
+        switch r.status {
+        case 200..<300: return
+        case 401, 403: throw SyncFailure.unauthorized("the server refused the token (\(r.status))")
+        case 408, 429, 500...599:
+            throw SyncFailure.server(status: r.status, retryAfter: r.header("retry-after").flatMap(Self.retryAfter),
+                                     detail: detail(r))
+        default: throw SyncFailure.client(status: r.status, detail: detail(r))
+        }
+    }
+
+    static func detail(_ r: TransportResponse) -> String {
+        (try? JSON.parse(r.body))?["detail"]?.stringValue ?? ""
+    }
+
+    /// Retry-After in seconds (the HTTP-date form is rare for APIs and treated as absent).
+    static func retryAfter(_ value: String) -> Double? {
+        Double(value.trimmingSpaces).flatMap { $0 >= 0 ? min($0, 3600) : nil }
+    }
+
+    /// POST /v1/sync/push with the queued Change texts spliced in verbatim: what was queued is what is sent.
+    func push(deviceId: String, changes: [StoreSession.QueuedChange]) async throws -> [String: StoreSession.PushOutcome] {
+        var body = Array("{\"deviceId\":".utf8)
+        JSON.string(deviceId).write(to: &body)
+        body += Array(",\"changes\":[".utf8)
+        for (i, c) in changes.enumerated() {
+            if i > 0 { body.append(UInt8(ascii: ",")) }
+            body += Array(c.text.utf8)
+        }
+        body += Array("]}".utf8)
+        let r = try await exchange(try authorized("POST", "/v1/sync/push", body: body))
+        guard let json = try? JSON.parse(r.body), case .array(let results)? = json["results"] else {
+            throw SyncFailure.malformed("push answer without results")
+        }
+        var out = [String: StoreSession.PushOutcome]()
+        for item in results {
+            guard let opId = item["opId"]?.stringValue, let status = item["status"]?.stringValue else { continue }
+            switch status {
+            case "applied": out[opId] = .applied
+            case "duplicate": out[opId] = .duplicate
+            case "superseded": out[opId] = .superseded
+            case "rejected": out[opId] = .rejected(item["error"]?.stringValue ?? "rejected by the server")
+            default: continue
+            }
+        }
+        return out
+    }
+
+    public struct PullPage: Sendable {
+        public let changes: [JSON]
+        public let cursor: String
+        public let hasMore: Bool
+    }
+
+    func pull(cursor: String?, limit: Int) async throws -> PullPage {
+        var path = "/v1/sync/pull?limit=\(limit)"
+        if let cursor { path += "&cursor=\(Self.percentEncode(cursor))" }
+        let r = try await exchange(try authorized("GET", path))
+        guard let json = try? JSON.parse(r.body), case .array(let changes)? = json["changes"],
+              case .string(let next)? = json["cursor"]
+        else { throw SyncFailure.malformed("pull answer without changes/cursor") }
+        return PullPage(changes: changes, cursor: next, hasMore: json["hasMore"]?.boolValue ?? false)
+    }
+
+    func uploadAudio(sermonId: String, path: String, sha256: String) async throws {
+        var req = try authorized("PUT", "/v1/audio/\(sermonId)", extra: ["X-Content-SHA256: \(sha256)",
+                                                                          "Content-Type: application/octet-stream"])
+        req.uploadPath = path
+        req.timeoutMs = 0
+        _ = try await exchange(req)
+    }
+
+    /// Downloads into `path`, continuing after `resumeFrom` bytes already there.
+    func downloadAudio(sermonId: String, to path: String, resumeFrom: Int64) async throws {
+        var extra = [String]()
+        if resumeFrom > 0 { extra.append("Range: bytes=\(resumeFrom)-") }
+        var req = try authorized("GET", "/v1/audio/\(sermonId)", extra: extra)
+        req.downloadPath = path
+        req.resumeFrom = resumeFrom
+        req.timeoutMs = 0
+        _ = try await exchange(req)
+    }
+
+    static func percentEncode(_ s: String) -> String {
+        var out = ""
+        for b in s.utf8 {
+            switch b {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.append(Character(Unicode.Scalar(b)))
+            default:
+                out += "%" + String(b, radix: 16, uppercase: true).leftPadded
+            }
+        }
+        return out
+    }
+}
+
+extension String {
+    var trimmingSpaces: String {
+        var s = Substring(self)
+        while let f = s.first, f.isWhitespace { s = s.dropFirst() }
+        while let l = s.last, l.isWhitespace { s = s.dropLast() }
+        return String(s)
+    }
+    fileprivate var leftPadded: String { count == 1 ? "0" + self : self }
+}

@@ -1,0 +1,307 @@
+import Logging
+import TNotesCore
+import TNotesStore
+
+public enum SyncTrigger: String, Sendable, CaseIterable {
+    case startup, periodic, localChange, network, manual
+}
+
+public struct SyncReport: Sendable, Equatable {
+    public var pushed = 0
+    public var pulled = 0
+    public var conflicts = 0
+    public var rejected = 0
+    public var durationMs = 0
+
+    public var json: JSON {
+        ["pushed": .int(Int64(pushed)), "pulled": .int(Int64(pulled)), "conflicts": .int(Int64(conflicts)),
+         "rejected": .int(Int64(rejected)), "durationMs": .int(Int64(durationMs))]
+    }
+}
+
+public enum SyncState: String, Sendable {
+    case idle, syncing, backoff, offline
+}
+
+/// The sync engine: one sync at a time (push the outbox in order, then pull every page), retried with
+/// exponential backoff. Retries are driven by the backoff timer and by network events — never only by
+/// the next local write — and "in flight" is never persisted, so a crash cannot wedge the queue.
+public actor SyncEngine {
+    public struct Settings: Sendable {
+        public var serverURL: String
+        public var interval: Double
+        public var backoff: BackoffPolicy
+        public var batchSize: Int
+        public var localChangeDebounce: Double = 1.0
+
+        public init(serverURL: String, interval: Double, backoff: BackoffPolicy, batchSize: Int) {
+            self.serverURL = serverURL
+            self.interval = interval
+            self.backoff = backoff
+            self.batchSize = batchSize
+        }
+    }
+
+    let store: Store
+    let client: SyncClient
+    let settings: Settings
+    let logger: Logger
+    let audio: AudioTransfers?
+    let onEvent: @Sendable (String, [String: JSON]) -> Void
+
+    private(set) var state: SyncState = .idle
+    private var attempt = 0
+    private var nextAttemptAt: Int64?
+    private var lastSuccessAt: String?
+    private var lastError: String?
+    private var triggerCounts: [SyncTrigger: Int] = [:]
+    private var wanted = false
+    private var force = false
+    private var networkUp = true
+    private var debounceScheduled = false
+    private var retryTimer: Task<Void, Never>?
+    private var waiters: [Int: CheckedContinuation<SyncReport, Error>] = [:]
+    private var nextWaiterIds: [Int] = []
+    private var waiterCounter = 0
+    private let wake: AsyncStream<Void>.Continuation
+    private let wakeStream: AsyncStream<Void>
+
+    public init(store: Store, client: SyncClient, settings: Settings, audio: AudioTransfers?, logger: Logger,
+                onEvent: @escaping @Sendable (String, [String: JSON]) -> Void)
+    {
+        self.store = store
+        self.client = client
+        self.settings = settings
+        self.audio = audio
+        self.logger = logger
+        self.onEvent = onEvent
+        (wakeStream, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    // MARK: Triggers
+
+    /// Asks for a sync. Manual and network triggers skip a pending backoff wait (and a network event
+    /// starts the backoff over); the others wait for it. Triggers during a sync coalesce into one follow-up.
+    public func trigger(_ kind: SyncTrigger) {
+        triggerCounts[kind, default: 0] += 1
+        wanted = true
+        if kind == .manual || kind == .network { force = true }
+        if kind == .network { attempt = 0 }
+        wake.yield()
+    }
+
+    /// A local write: sync about a second later, once per burst of writes.
+    public func localChange() {
+        guard !debounceScheduled else { return }
+        debounceScheduled = true
+        let delay = settings.localChangeDebounce
+        Task {
+            try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+            await self.fireDebounced()
+        }
+    }
+
+    private func fireDebounced() {
+        debounceScheduled = false
+        trigger(.localChange)
+    }
+
+    /// Network state from the monitor: a usable route appeared (sync now, backoff reset) or vanished.
+    public func network(usable: Bool) {
+        networkUp = usable
+        if usable {
+            trigger(.network)
+        } else if state != .syncing {
+            setState(.offline)
+        }
+    }
+
+    /// `sync.now {wait: true}`: starts a sync and answers with the result of a sync that began after the call.
+    public func syncAndWait(timeout: Double = 28) async throws -> SyncReport {
+        waiterCounter += 1
+        let id = waiterCounter
+        return try await withCheckedThrowingContinuation { cont in
+            waiters[id] = cont
+            nextWaiterIds.append(id)
+            trigger(.manual)
+            Task {
+                try? await Task.sleep(for: .milliseconds(Int(timeout * 1000)))
+                await self.resolve([id], .failure(SyncFailure.network("the sync did not finish within \(Int(timeout)) s")))
+            }
+        }
+    }
+
+    private func resolve(_ ids: [Int], _ result: Result<SyncReport, Error>) {
+        for id in ids {
+            if let c = waiters.removeValue(forKey: id) { c.resume(with: result) }
+        }
+    }
+
+    // MARK: The loop
+
+    /// Runs until cancelled: startup sync, periodic timer, and every trigger.
+    public func run() async {
+        let interval = settings.interval
+        let periodic = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(Int(interval * 1000)))
+                if Task.isCancelled { break }
+                await self.trigger(.periodic)
+            }
+        }
+        defer { periodic.cancel() }
+        trigger(.startup)
+        for await _ in wakeStream {
+            if Task.isCancelled { break }
+            await step()
+        }
+        retryTimer?.cancel()
+        resolve(Array(waiters.keys), .failure(SyncFailure.network("the daemon is stopping")))
+    }
+
+    public func stop() {
+        wake.finish()
+    }
+
+    private func step() async {
+        guard wanted else { return }
+        let now = Timestamp.nowMillis()
+        if !force {
+            if state == .backoff, let at = nextAttemptAt, now < at { return }
+            if !networkUp { return }
+        }
+        wanted = false
+        force = false
+        retryTimer?.cancel()
+        retryTimer = nil
+        let waiting = nextWaiterIds
+        nextWaiterIds = []
+        setState(.syncing)
+        do {
+            let report = try await cycle()
+            attempt = 0
+            nextAttemptAt = nil
+            lastError = nil
+            lastSuccessAt = Timestamp.now()
+            setState(networkUp ? .idle : .offline)
+            logger.info("sync done", metadata: ["pushed": "\(report.pushed)", "pulled": "\(report.pulled)",
+                                                "conflicts": "\(report.conflicts)", "ms": "\(report.durationMs)"])
+            onEvent("sync.completed", report.json.objectValue ?? [:])
+            resolve(waiting, .success(report))
+            if let audio { Task { await audio.kick() } }
+        } catch {
+            attempt += 1
+            let delay = settings.backoff.delay(attempt: attempt, retryAfter: (error as? SyncFailure)?.retryAfter)
+            nextAttemptAt = Timestamp.nowMillis() + Int64(delay * 1000)
+            lastError = "\(error)"
+            setState(networkUp ? .backoff : .offline)
+            logger.warning("sync failed; will retry", metadata: ["attempt": "\(attempt)", "in": "\(Int(delay * 1000)) ms",
+                                                                  "error": "\(error)"])
+            resolve(waiting, .failure(error))
+            scheduleRetry(after: delay)
+        }
+        if wanted { wake.yield() }
+    }
+
+    private func scheduleRetry(after delay: Double) {
+        retryTimer?.cancel()
+        retryTimer = Task {
+            try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+            if Task.isCancelled { return }
+            await self.retryDue()
+        }
+    }
+
+    private func retryDue() {
+        wanted = true
+        wake.yield()
+    }
+
+    private func setState(_ s: SyncState) {
+        guard s != state || s == .backoff else { return }
+        state = s
+        onEvent("sync.state", [
+            "state": .string(s.rawValue), "attempt": .int(Int64(attempt)),
+            "nextAttemptAt": nextAttemptAt.map { .string(Timestamp.format(millis: $0)) } ?? .null,
+            "lastError": JSON(lastError),
+        ])
+    }
+
+    // MARK: One sync
+
+    func cycle() async throws -> SyncReport {
+        let started = Timestamp.nowMillis()
+        var report = SyncReport()
+        let deviceId = store.deviceId
+        let batchSize = settings.batchSize
+
+        // Push: the outbox in order, a batch at a time, each batch settled in one transaction.
+        while true {
+            let batch = try await store.read { s in try s.queuedChanges(limit: batchSize) }
+            if batch.isEmpty { break }
+            let results: [String: StoreSession.PushOutcome]
+            do {
+                results = try await client.push(deviceId: deviceId, changes: batch)
+            } catch {
+                let message = "\(error)"
+                try? await store.write { s in try s.noteAttempt(batch, error: message) }
+                throw error
+            }
+            let missing = batch.filter { results[$0.opId] == nil }
+            try await store.write { s in
+                for e in batch { if let o = results[e.opId] { try s.settle(e, outcome: o) } }
+            }
+            for e in batch {
+                switch results[e.opId] {
+                case .applied?, .duplicate?: report.pushed += 1
+                case .superseded?: report.conflicts += 1
+                case .rejected(let why)?:
+                    report.rejected += 1
+                    logger.warning("change rejected by the server", metadata: ["opId": "\(e.opId)", "reason": "\(why)"])
+                case nil: break
+                }
+            }
+            if !missing.isEmpty { throw SyncFailure.malformed("the server gave no result for \(missing.count) change(s)") }
+        }
+
+        // Pull: every page after our cursor; each page and the cursor after it commit together.
+        var cursor = try await store.read { s in try s.pullCursor() }
+        while true {
+            let page = try await client.pull(cursor: cursor, limit: batchSize)
+            let (applied, invalid) = try await store.write { s in
+                var applied = 0, invalid = 0
+                for raw in page.changes {
+                    guard let change = try? Change(json: raw, requireOpId: false) else {
+                        invalid += 1
+                        continue
+                    }
+                    if try s.apply(change, origin: .remote) == .applied { applied += 1 }
+                }
+                try s.setPullCursor(page.cursor)
+                return (applied, invalid)
+            }
+            if invalid > 0 { logger.warning("skipped invalid pulled changes", metadata: ["count": "\(invalid)"]) }
+            report.pulled += applied
+            if page.cursor == cursor && page.hasMore { throw SyncFailure.malformed("the pull cursor did not advance") }
+            cursor = page.cursor
+            if !page.hasMore { break }
+        }
+        report.durationMs = Int(Timestamp.nowMillis() - started)
+        return report
+    }
+
+    // MARK: Status
+
+    public func status() async throws -> JSON {
+        let counts = try await store.read { s in try s.outboxCounts() }
+        var triggers = [String: JSON]()
+        for t in SyncTrigger.allCases { triggers[t.rawValue] = .int(Int64(triggerCounts[t] ?? 0)) }
+        return [
+            "state": .string(state.rawValue), "serverUrl": .string(settings.serverURL),
+            "pendingOps": .int(Int64(counts.queued)), "failedOps": .int(Int64(counts.failed)),
+            "attempt": .int(Int64(attempt)),
+            "nextAttemptAt": state == .backoff || state == .offline ? nextAttemptAt.map { .string(Timestamp.format(millis: $0)) } ?? .null : .null,
+            "lastSuccessAt": JSON(lastSuccessAt), "lastError": JSON(lastError), "triggers": .object(triggers),
+        ]
+    }
+}
