@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "tnotesd", targets: ["tnotesd"]),
+        .executable(name: "tnotes", targets: ["tnotes"]),
         .executable(name: "tnotes-server", targets: ["tnotes-server"]),
     ],
     dependencies: [
@@ -81,12 +82,20 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
+        // A blocking client of the daemon's socket and the default socket path (for the CLI and scripts).
+        .target(name: "TNotesClient", dependencies: ["TNotesCore"]),
+        .executableTarget(name: "tnotes", dependencies: [
+            "TNotesClient", "TNotesCore",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         // One harness for every integration test: process launcher, socket client.
         .target(name: "TNotesTestSupport", dependencies: ["TNotesCore"], path: "Tests/TNotesTestSupport"),
         .testTarget(name: "TNotesCoreTests", dependencies: ["TNotesCore"]),
         .testTarget(name: "TNotesStoreTests", dependencies: ["TNotesStore", "TNotesCore", "TNotesTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "TNotesDaemonTests", dependencies: ["TNotesTestSupport", "TNotesCore", "tnotesd"]),
+        .testTarget(name: "TNotesCLITests", dependencies: ["TNotesTestSupport", "TNotesCore", "tnotes", "tnotesd"],
+                    resources: [.copy("Golden")]),
         .testTarget(name: "TNotesSyncTests", dependencies: ["TNotesTestSupport", "TNotesCore", "TNotesSync", "tnotesd", "tnotes-server"]),
         .testTarget(name: "TNotesServerTests", dependencies: ["TNotesTestSupport", "TNotesCore", "tnotes-server"]),
     ]
