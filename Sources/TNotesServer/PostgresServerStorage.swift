@@ -162,7 +162,20 @@ public final class PostgresServerStorage: ServerStorage, @unchecked Sendable {
         async throws -> T
     {
         let logger = self.logger
-        return try await client.withTransaction(logger: logger) { conn in
+        do {
+            return try await withUserTransaction(user: user, logger: logger, body)
+        } catch let e as PostgresTransactionError where e.closureError != nil && e.rollbackError == nil {
+            // postgres-nio wraps what the body threw (e.g. an APIError 404/400 from a legacy write); the
+            // transaction was rolled back cleanly, so answer with the body's own error, as SQLite does.
+            throw e.closureError!
+        }
+    }
+
+    private func withUserTransaction<T: Sendable>(user: Int64, logger: Logger,
+                                                  _ body: @Sendable (any ServerTransaction) async throws -> T)
+        async throws -> T
+    {
+        try await client.withTransaction(logger: logger) { conn in
             var seq: Int64 = 0
             for try await s in try await conn.query("SELECT seq FROM user_seq WHERE user_id = \(user) FOR UPDATE",
                                                      logger: logger).decode(Int64.self) { seq = s }
