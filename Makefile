@@ -2,8 +2,15 @@
 PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
+# Which build to install: release (default) or debug (tests use the debug build they already have).
+CONFIG ?= release
+BINDIR = $(DESTDIR)$(PREFIX)/bin
+UNITDIR = $(DESTDIR)$(PREFIX)/lib/systemd/system
+USERUNITDIR = $(DESTDIR)$(PREFIX)/lib/systemd/user
+DOCDIR = $(DESTDIR)$(PREFIX)/share/doc/tnotes
+BINARIES = tnotesd tnotes tnotes-server
 
-.PHONY: deps build release run test clean
+.PHONY: deps build release run test install uninstall clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -21,6 +28,24 @@ run: release
 # The whole test suite (what CI runs).
 test: deps
 	./scripts/test.sh
+
+# Binaries, systemd units (ExecStart pointed at $(PREFIX)/bin) and the example configs.
+install:
+	@[ -x .build/$(CONFIG)/tnotesd ] || $(SWIFT) build -c $(CONFIG)
+	install -d $(BINDIR) $(UNITDIR) $(USERUNITDIR) $(DOCDIR)/examples
+	for b in $(BINARIES); do install -m 0755 .build/$(CONFIG)/$$b $(BINDIR)/$$b; done
+	for u in tnotesd.service tnotesd.socket tnotes-server.service; do \
+	  sed 's|/usr/local/bin/|$(PREFIX)/bin/|g' systemd/$$u > $(UNITDIR)/$$u; chmod 0644 $(UNITDIR)/$$u; done
+	for u in tnotesd.service tnotesd.socket; do \
+	  sed 's|%h/.local/bin/|$(PREFIX)/bin/|g' systemd/user/$$u > $(USERUNITDIR)/$$u; chmod 0644 $(USERUNITDIR)/$$u; done
+	install -m 0644 Config/tnotesd.toml Config/tnotes-server.toml $(DOCDIR)/examples/
+	install -m 0644 README.md $(DOCDIR)/README.md
+
+uninstall:
+	for b in $(BINARIES); do rm -f $(BINDIR)/$$b; done
+	rm -f $(UNITDIR)/tnotesd.service $(UNITDIR)/tnotesd.socket $(UNITDIR)/tnotes-server.service
+	rm -f $(USERUNITDIR)/tnotesd.service $(USERUNITDIR)/tnotesd.socket
+	rm -rf $(DOCDIR)
 
 clean:
 	rm -rf .build

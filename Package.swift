@@ -23,12 +23,16 @@ let package = Package(
         // SQLite from Debian's libsqlite3-dev.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
 
+        // libsystemd (Debian's libsystemd-dev): sd_notify, socket activation.
+        .systemLibrary(name: "CSystemd", path: "Sources/CSystemd", providers: [.apt(["libsystemd-dev"])]),
         // libcurl (Debian's libcurl4-openssl-dev) behind a small C shim: curl_easy_setopt is variadic.
         .target(name: "CCurlShim", linkerSettings: [.linkedLibrary("curl")]),
         // Models, record schemas, HLC, merge rule, the one JSON codec.
         .target(name: "TNotesCore", dependencies: [
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
+        // Log lines for the executables: stderr, with journal priorities under systemd.
+        .target(name: "TNotesLogging", dependencies: [.product(name: "Logging", package: "swift-log")]),
         // Strict TOML reading (unknown key / wrong type / bad value → an error naming file and key).
         .target(name: "TNotesConfig", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")]),
         // A small SQLite connection/statement layer, shared by the daemon's store and the server.
@@ -55,7 +59,7 @@ let package = Package(
         ]),
         // The daemon: config, paths, single-instance lock, record methods, wiring.
         .target(name: "TNotesDaemon", dependencies: [
-            "TNotesCore", "TNotesStore", "TNotesRPC", "TNotesConfig", "TNotesSync",
+            "TNotesCore", "TNotesStore", "TNotesRPC", "TNotesConfig", "TNotesSync", "CSystemd",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -74,11 +78,11 @@ let package = Package(
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         .executableTarget(name: "tnotes-server", dependencies: [
-            "TNotesServer",
+            "TNotesServer", "TNotesLogging",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "tnotesd", dependencies: [
-            "TNotesDaemon",
+            "TNotesDaemon", "TNotesLogging",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

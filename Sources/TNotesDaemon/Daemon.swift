@@ -69,13 +69,6 @@ public struct Daemon {
         return .success(String(decoding: out, as: UTF8.self))
     }
 
-    /// The socket systemd passed us (LISTEN_FDS), if any: fd 3.
-    static func activatedSocket(env: [String: String]) -> Int32? {
-        guard let pid = env["LISTEN_PID"], Int32(pid) == getpid(), let n = env["LISTEN_FDS"].flatMap({ Int($0) }), n >= 1
-        else { return nil }
-        return 3
-    }
-
     /// The sync engine when `sync.server_url` is set; nil keeps the daemon local-only.
     func makeSyncEngine(store: Store, hub: EventHub, env: [String: String]) -> SyncEngine? {
         guard let url = config.sync.serverURL else { return nil }
@@ -102,7 +95,14 @@ public struct Daemon {
         let instance = InstanceGuard()
         try instance.lockDataDir(paths)
 
-        let store = try Store(path: paths.databasePath, backupDirectory: paths.backupDirectory, logger: logger)
+        let notifier = SystemdNotifier()
+        let logger = self.logger
+        let store = try Store(path: paths.databasePath, backupDirectory: paths.backupDirectory, logger: logger) { from, to in
+            // A long migration must not trip systemd's start timeout.
+            notifier.status(from == 0 ? "creating database" : "migrating database v\(from) → v\(to)")
+            notifier.extendTimeout(seconds: 600)
+            logger.info("migrating database", metadata: ["from": "\(from)", "to": "\(to)"])
+        }
         if store.migratedFrom == 0 {
             logger.info("database created", metadata: ["path": "\(paths.databasePath)", "schema": "\(store.schemaVersion)"])
         } else if store.migratedFrom != store.schemaVersion {
@@ -117,7 +117,9 @@ public struct Daemon {
             hub.recordsChanged(changes)
             if let sync, changes.contains(where: { $0.origin == .local }) { Task { await sync.localChange() } }
         }
-        let info = DaemonInfo(version: TNotesVersion.string, socketPath: paths.socketPath, dataDir: paths.dataDir,
+        let activated = SystemdNotifier.activatedSocket()
+        let socketPath = activated.flatMap(SystemdNotifier.socketPath) ?? paths.socketPath
+        let info = DaemonInfo(version: TNotesVersion.string, socketPath: socketPath, dataDir: paths.dataDir,
                               startedAtMillis: Timestamp.nowMillis())
         let discovery = DiscoveryDocument()
         var table = MethodTable(title: "tnotesd", version: TNotesVersion.string)
@@ -130,7 +132,6 @@ public struct Daemon {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let serverConfig = UnixSocketServer.Configuration(maxLineBytes: config.maxRequestBytes)
         let server: UnixSocketServer
-        let activated = Self.activatedSocket(env: env)
         if let fd = activated {
             server = try await UnixSocketServer.adopt(fd: fd, group: group, dispatcher: dispatcher,
                                                       configuration: serverConfig, logger: logger,
@@ -143,12 +144,15 @@ public struct Daemon {
                                                      configuration: serverConfig, logger: logger,
                                                      onConnect: hub.connected, onDisconnect: hub.disconnected)
         }
+        notifier.ready(status: try await SystemdService.statusLine(store: store, sync: sync))
         logger.info("tnotesd ready", metadata: [
-            "version": "\(TNotesVersion.string)", "socket": "\(paths.socketPath)", "dataDir": "\(paths.dataDir)",
+            "version": "\(TNotesVersion.string)", "socket": "\(socketPath)", "activated": "\(activated != nil)", "dataDir": "\(paths.dataDir)",
             "deviceId": "\(store.deviceId)", "sync": "\(config.sync.serverURL == nil ? "disabled" : "enabled")",
         ])
 
-        var serviceList: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        var serviceList: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: SystemdService(notifier: notifier, store: store, sync: sync)),
+        ]
         var monitor: NetworkMonitor?
         if let sync {
             serviceList.append(.init(service: SyncEngineService(engine: sync)))

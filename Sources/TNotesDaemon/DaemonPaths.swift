@@ -30,6 +30,10 @@ public struct DaemonPaths: Sendable, Equatable {
     public static func configFile(flag: String?, env: [String: String], uid: UInt32) -> (path: String, explicit: Bool) {
         if let f = flag { return (f, true) }
         if let f = env["TNOTES_CONFIG"], !f.isEmpty { return (f, true) }
+        // Under systemd with ConfigurationDirectory=tnotes (the system unit): /etc/tnotes/tnotesd.toml, optional.
+        if let d = env["CONFIGURATION_DIRECTORY"], !d.isEmpty {
+            return ("\(d.split(separator: ":").first.map(String.init) ?? d)/tnotesd.toml", false)
+        }
         if let x = env["XDG_CONFIG_HOME"], !x.isEmpty { return ("\(x)/tnotes/tnotesd.toml", false) }
         if uid == 0 { return ("/etc/tnotes/tnotesd.toml", false) }
         return ("\(home(env))/.config/tnotes/tnotesd.toml", false)

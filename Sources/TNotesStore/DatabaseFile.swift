@@ -42,7 +42,8 @@ public enum DatabaseFile {
         public let backupPath: String?
     }
 
-    public static func open(path: String, backupDirectory: String, now: () -> String = { Timestamp.now() })
+    public static func open(path: String, backupDirectory: String, now: () -> String = { Timestamp.now() },
+                            willMigrate: (_ from: Int, _ to: Int) -> Void = { _, _ in })
         throws(DatabaseOpenError) -> Opened
     {
         let exists = access(path, F_OK) == 0
@@ -75,6 +76,7 @@ public enum DatabaseFile {
         }
 
         var backup: String?
+        if version < Migrations.latestVersion { willMigrate(version, Migrations.latestVersion) }
         if version > 0 && version < Migrations.latestVersion {
             backup = try makeBackup(db: db, path: path, directory: backupDirectory, version: version, stamp: now())
         }

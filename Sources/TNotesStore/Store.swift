@@ -23,8 +23,9 @@ public final class Store: @unchecked Sendable {
     private var observers: [@Sendable ([RecordChange]) -> Void] = []
 
     /// Opens (creating or migrating) the database at `path`. See `DatabaseFile.open` for the guarantees.
-    public init(path: String, backupDirectory: String, logger: Logger) throws(DatabaseOpenError) {
-        let opened = try DatabaseFile.open(path: path, backupDirectory: backupDirectory)
+    public init(path: String, backupDirectory: String, logger: Logger,
+                willMigrate: (_ from: Int, _ to: Int) -> Void = { _, _ in }) throws(DatabaseOpenError) {
+        let opened = try DatabaseFile.open(path: path, backupDirectory: backupDirectory, willMigrate: willMigrate)
         self.path = path
         self.logger = logger
         self.schemaVersion = opened.schemaVersion

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import TNotesConfig
 import TNotesCore
+import TNotesLogging
 import TNotesServer
 
 @main
@@ -49,11 +50,7 @@ func fail(_ message: String, code: Int32) -> Never {
 
 func makeLogger(_ level: String?) -> Logger {
     let parsed = level.flatMap { Logger.Level(rawValue: $0) } ?? .info
-    LoggingSystem.bootstrap { label in
-        var h = StreamLogHandler.standardError(label: label)
-        h.logLevel = parsed
-        return h
-    }
+    LogSetup.bootstrap(level: parsed)
     return Logger(label: "tnotes-server")
 }
 

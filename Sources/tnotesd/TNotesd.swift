@@ -1,6 +1,7 @@
 import ArgumentParser
 import Logging
 import TNotesDaemon
+import TNotesLogging
 import TNotesStore
 
 #if canImport(Glibc)
@@ -62,11 +63,7 @@ struct TNotesd: AsyncParsableCommand {
         guard let parsed = Logger.Level(rawValue: level) else {
             Self.fail("tnotesd: --log-level must be one of \(DaemonConfig.logLevels.joined(separator: ", "))", code: 64)
         }
-        LoggingSystem.bootstrap { label in
-            var h = StreamLogHandler.standardError(label: label)
-            h.logLevel = parsed
-            return h
-        }
+        LogSetup.bootstrap(level: parsed)
         let logger = Logger(label: "tnotesd")
         do {
             try await Daemon(config: cfg, paths: paths, logger: logger).run()
