@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "tnotesd", targets: ["tnotesd"]),
         .executable(name: "tnotes", targets: ["tnotes"]),
+        .executable(name: "tnotes-bench", targets: ["tnotes-bench"]),
         .executable(name: "tnotes-server", targets: ["tnotes-server"]),
     ],
     dependencies: [
@@ -91,6 +92,10 @@ let package = Package(
         .executableTarget(name: "tnotes", dependencies: [
             "TNotesClient", "TNotesCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        // The benchmark: real processes, every figure beside a baseline measured in the same run.
+        .executableTarget(name: "tnotes-bench", dependencies: [
+            "TNotesCore", "TNotesStore", .product(name: "Logging", package: "swift-log"),
         ]),
         // One harness for every integration test: process launcher, socket client.
         .target(name: "TNotesTestSupport", dependencies: ["TNotesCore"], path: "Tests/TNotesTestSupport"),

@@ -1,0 +1,272 @@
+import Foundation
+import Logging
+import TNotesCore
+import TNotesStore
+
+/// tnotes-bench: speed, scale and memory of the real processes, each figure next to a baseline measured
+/// in the same run on the same machine (absolute times on shared machines are noise; ratios are not).
+///
+///   swift run -c release tnotes-bench [--quick] [--scales 1,4,16] [--out bench.json] [--postgres URL]
+@main
+struct Bench {
+    static func main() throws {
+        var args = Array(CommandLine.arguments.dropFirst())
+        func option(_ name: String) -> String? {
+            guard let i = args.firstIndex(of: name), i + 1 < args.count else { return nil }
+            let v = args[i + 1]
+            args.removeSubrange(i...(i + 1))
+            return v
+        }
+        let quick = args.contains("--quick")
+        let out = option("--out") ?? "bench-results.json"
+        let scales = (option("--scales") ?? (quick ? "1,4" : "1,4,16")).split(separator: ",").compactMap { Int($0) }
+        let postgres = option("--postgres")
+        let base = quick ? Sizes(sermons: 100, notesPerSermon: 10) : Sizes(sermons: 10_000, notesPerSermon: 10)
+        let bench = try Bench(quick: quick)
+        var report = Report(machine: Report.machineLine(), quick: quick)
+        defer { bench.cleanup() }
+
+        print("tnotes-bench \(quick ? "(quick)" : "") — binaries: \(bench.bin)")
+        report.add(try bench.durableWrites(count: quick ? 300 : 3000))
+        for scale in scales {
+            let sizes = base.scaled(scale)
+            print("scale \(scale)×: \(sizes.sermons) sermons, \(sizes.notes) notes, \(sizes.sermons) transcripts")
+            let figures = try bench.scaleRun(sizes: sizes, scale: scale, postgres: postgres, quick: quick)
+            for f in figures { report.add(f) }
+        }
+        print("")
+        print(report.markdown())
+        try Data(report.json.text.utf8).write(to: URL(fileURLWithPath: out))
+        print("\nJSON written to \(out)")
+    }
+
+    let bin: String
+    let dir: String
+    let quick: Bool
+
+    init(quick: Bool) throws {
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        bin = (exe as NSString).deletingLastPathComponent
+        for b in ["tnotesd", "tnotes-server"] where !FileManager.default.isExecutableFile(atPath: "\(bin)/\(b)") {
+            throw BenchError("\(bin)/\(b) is missing: build the whole package first")
+        }
+        var template = Array("/tmp/tnbench-XXXXXX".utf8CString)
+        let p = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        dir = String(cString: p!)
+        self.quick = quick
+    }
+
+    func cleanup() { try? FileManager.default.removeItem(atPath: dir) }
+
+    // MARK: 1. Durable writes
+
+    func durableWrites(count: Int) throws -> [Figure] {
+        let d = "\(dir)/writes"
+        try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+        let daemon = try Child("\(bin)/tnotesd", ["--data-dir", "\(d)/data", "--socket", "\(d)/s.sock", "--log-level", "warning"],
+                               log: "\(d)/log")
+        defer { daemon.stop() }
+        try Wait.forSocket("\(d)/s.sock")
+        let c = try LineSocket(path: "\(d)/s.sock")
+        let sermon = try c.call("sermon.create", ["title": "bench"])
+        let sid = sermon["id"]!
+
+        let one = try timed {
+            for i in 0..<count { _ = try c.call("note.add", ["sermonId": sid, "text": .string("note \(i)"), "timestamp": .int(Int64(i))]) }
+        }
+        let clients = 8
+        let per = count / clients
+        let errors = ErrorBox()
+        let eight = try timed {
+            DispatchQueue.concurrentPerform(iterations: clients) { k in
+                do {
+                    let cc = try LineSocket(path: "\(d)/s.sock")
+                    for i in 0..<per {
+                        _ = try cc.call("note.add", ["sermonId": sid, "text": .string("c\(k) \(i)"), "timestamp": .int(Int64(i))])
+                    }
+                } catch { errors.set("\(error)") }
+            }
+        }
+        if let e = errors.value { throw BenchError(e) }
+        // The physical limit: single-row transactions with the daemon's PRAGMAs, on the same disk.
+        let raw = try rawSQLiteWrites(count: count, path: "\(d)/raw.sqlite")
+        let rawRate = Double(count) / raw
+        let oneRate = Double(count) / one, eightRate = Double(per * clients) / eight
+        return [
+            Figure(name: "durable note.add, 1 client", value: oneRate, unit: "writes/s", baseline: rawRate,
+                   baselineName: "raw SQLite single-row txns (WAL, synchronous=FULL)", target: "≥ 50 % of raw", higherIsBetter: true),
+            Figure(name: "durable note.add, 8 clients", value: eightRate, unit: "writes/s", baseline: rawRate,
+                   baselineName: "raw SQLite single-row txns (WAL, synchronous=FULL)", target: "≥ 50 % of raw", higherIsBetter: true),
+        ]
+    }
+
+    func rawSQLiteWrites(count: Int, path: String) throws -> Double {
+        let db = try SQLiteConnection(path: path, create: true)
+        try db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; CREATE TABLE t(id TEXT PRIMARY KEY, body TEXT)")
+        return try timed {
+            for i in 0..<count {
+                try db.transaction { try db.run("INSERT INTO t VALUES (?, ?)", [.text(Identifier.make()), .text("{\"text\":\"note \(i)\"}")]) }
+            }
+        }
+    }
+
+    // MARK: 2–5 at one scale
+
+    func scaleRun(sizes: Sizes, scale: Int, postgres: String?, quick: Bool) throws -> [Figure] {
+        var figures = [Figure]()
+        let d = "\(dir)/scale\(scale)"
+        try FileManager.default.createDirectory(atPath: "\(d)/a", withIntermediateDirectories: true)
+        let seedTime = try timed { try Seeder.seed(dataDir: "\(d)/a/data", sizes: sizes) }
+        print("  seeded device A in \(String(format: "%.1f", seedTime)) s")
+        let records = sizes.sermons * 2 + sizes.notes
+
+        // Start time with the seeded store.
+        let t0 = Date()
+        let a = try Child("\(bin)/tnotesd", ["--data-dir", "\(d)/a/data", "--socket", "\(d)/a.sock", "--log-level", "warning"],
+                          log: "\(d)/a.log")
+        try Wait.forSocket("\(d)/a.sock")
+        let startMs = Date().timeIntervalSince(t0) * 1000
+        figures.append(Figure(name: "start to accepting, \(records) records (\(scale)×)", value: startMs, unit: "ms",
+                              target: "< 300 ms at 100 k records", higherIsBetter: false))
+
+        // Reads.
+        let ids = try Seeder.sermonIds(dataDir: "\(d)/a/data", limit: 500)
+        let c = try LineSocket(path: "\(d)/a.sock")
+        var lat = [Double]()
+        for i in 0..<(quick ? 500 : 3000) {
+            let id = ids[i % ids.count]
+            let t = Date()
+            _ = try c.call("sermon.get", ["id": .string(id)])
+            lat.append(Date().timeIntervalSince(t) * 1000)
+        }
+        lat.sort()
+        figures.append(Figure(name: "sermon.get p50 (\(scale)×)", value: lat[lat.count / 2], unit: "ms", target: nil, higherIsBetter: false))
+        figures.append(Figure(name: "sermon.get p99 (\(scale)×)", value: lat[Int(Double(lat.count) * 0.99)], unit: "ms",
+                              target: "< 1 ms at 10 k sermons", higherIsBetter: false))
+        let n = quick ? 5000 : 40000
+        let request: JSON = ["jsonrpc": "2.0", "id": 1, "method": "sermon.get", "params": ["id": .string(ids[0])]]
+        let pipelined = try pipeline(path: "\(d)/a.sock", line: request.bytes + [0x0A], count: n)
+        let echo = try EchoServer(path: "\(d)/echo.sock")
+        let echoRate = try pipeline(path: "\(d)/echo.sock", line: request.bytes + [0x0A], count: n)
+        echo.stop()
+        figures.append(Figure(name: "pipelined sermon.get, 1 connection (\(scale)×)", value: pipelined, unit: "req/s",
+                              baseline: echoRate, baselineName: "bare echo over a Unix socket", target: "≥ 20 000 req/s",
+                              higherIsBetter: true))
+        a.stop()
+
+        // Full sync A → server → B, on SQLite and (if given) PostgreSQL.
+        var backends: [(String, String?)] = [("SQLite", nil)]
+        if let postgres { backends.append(("PostgreSQL", postgres)) }
+        for (name, url) in backends {
+            figures.append(contentsOf: try fullSync(dir: d, sizes: sizes, scale: scale, backend: name, database: url))
+        }
+        return figures
+    }
+
+    func pipeline(path: String, line: [UInt8], count: Int) throws -> Double {
+        let s = try LineSocket(path: path)
+        var lines = [UInt8]()
+        for _ in 0..<200 { lines += line }
+        let batch = lines
+        return try Double(count) / timed {
+            let writer = Thread {
+                var sent = 0
+                while sent < count { s.send(batch); sent += 200 }
+            }
+            writer.start()
+            var got = 0
+            let total = ((count + 199) / 200) * 200
+            while got < total {
+                guard s.readLine() != nil else { throw BenchError("connection closed during pipelining") }
+                got += 1
+            }
+        }
+    }
+
+    func fullSync(dir d: String, sizes: Sizes, scale: Int, backend: String, database: String?) throws -> [Figure] {
+        let sd = "\(d)/server-\(backend)"
+        try? FileManager.default.removeItem(atPath: sd)
+        try FileManager.default.createDirectory(atPath: sd, withIntermediateDirectories: true)
+        var storage = ["--data-dir", sd]
+        if let database { storage += ["--database", database] }
+        let token = try run("\(bin)/tnotes-server", ["user", "add"] + storage + ["bench\(scale)\(Int.random(in: 0..<1_000_000))"])
+            .split(separator: "\n").last.map(String.init) ?? ""
+        let server = try Child("\(bin)/tnotes-server", ["serve"] + storage + ["--port", "0", "--log-level", "warning"], log: "\(sd)/log")
+        defer { server.stop() }
+        let line = try Wait.forLine(in: "\(sd)/log", containing: "listening on")
+        let url = String(line[line.range(of: "http://")!.lowerBound...].prefix { $0 != " " })
+
+        // Fresh copies of A (seeded) and an empty B.
+        let a = "\(sd)/A", b = "\(sd)/B"
+        try FileManager.default.createDirectory(atPath: a, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: "\(d)/a/data", toPath: "\(a)/data")
+        let config = "[sync]\nserver_url = \"\(url)\"\ninterval = 3600\n"
+        try Data(config.utf8).write(to: URL(fileURLWithPath: "\(sd)/tnotesd.toml"))
+        let env = ["TNOTES_TOKEN": token]
+        let da = try Child("\(bin)/tnotesd", ["--config", "\(sd)/tnotesd.toml", "--data-dir", "\(a)/data", "--socket", "\(sd)/a.sock",
+                                              "--log-level", "warning"], env: env, log: "\(sd)/a.log")
+        defer { da.stop() }
+        let db = try Child("\(bin)/tnotesd", ["--config", "\(sd)/tnotesd.toml", "--data-dir", "\(b)/data", "--socket", "\(sd)/b.sock",
+                                              "--log-level", "warning"], env: env, log: "\(sd)/b.log")
+        defer { db.stop() }
+        try Wait.forSocket("\(sd)/a.sock")
+        try Wait.forSocket("\(sd)/b.sock")
+        let ca = try LineSocket(path: "\(sd)/a.sock"), cb = try LineSocket(path: "\(sd)/b.sock")
+        let idleRss = db.rssKiB
+        let t = try timed {
+            _ = try ca.call("sync.now", ["wait": true])
+            _ = try cb.call("sync.now", ["wait": true])
+        }
+        let onB = try cb.call("sermon.list", ["limit": 1])
+        guard onB["items"]?.arrayValue?.isEmpty == false else { throw BenchError("B has no sermons after the sync") }
+        let afterRss = db.rssKiB
+        let baseline = try syncBaseline(dataDir: "\(a)/data", dir: sd)
+        return [
+            Figure(name: "full sync A→B via server, \(backend) (\(scale)×)", value: t, unit: "s", baseline: baseline,
+                   baselineName: "same JSON over loopback HTTP + bulk SQLite insert", target: "< 5 s at 1× on SQLite",
+                   higherIsBetter: false),
+            Figure(name: "tnotesd RSS idle, empty store", value: Double(idleRss) / 1024, unit: "MiB", target: "< 25 MB", higherIsBetter: false),
+            Figure(name: "tnotesd RSS after full sync (\(scale)×, \(backend))", value: Double(afterRss) / 1024, unit: "MiB",
+                   target: nil, higherIsBetter: false),
+        ]
+    }
+
+    /// The floor for a full sync: the outbox's JSON bytes pushed over loopback HTTP to a sink that only
+    /// reads them, plus one bulk insert of the same rows into a fresh SQLite file.
+    func syncBaseline(dataDir: String, dir: String) throws -> Double {
+        let texts = try Seeder.outboxTexts(dataDir: dataDir)
+        let sink = try HTTPSink()
+        defer { sink.stop() }
+        let http = try timed {
+            let client = try HTTPSink.Client(port: sink.port)
+            var i = 0
+            while i < texts.count {
+                let chunk = texts[i..<min(i + 500, texts.count)]
+                let body = Array("{\"deviceId\":\"x\",\"changes\":[".utf8) + Array(chunk.joined(separator: ",").utf8) + Array("]}".utf8)
+                try client.post(body)
+                i += 500
+            }
+        }
+        let insert = try timed {
+            let db = try SQLiteConnection(path: "\(dir)/bulk.sqlite", create: true)
+            try db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; CREATE TABLE r(id TEXT PRIMARY KEY, body TEXT)")
+            try db.transaction {
+                for (k, t) in texts.enumerated() { try db.run("INSERT INTO r VALUES (?, ?)", [.text(String(k)), .text(t)]) }
+            }
+        }
+        return http + insert
+    }
+}
+
+func timed(_ body: () throws -> Void) throws -> Double {
+    let t = Date()
+    try body()
+    return Date().timeIntervalSince(t)
+}
+
+final class ErrorBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var v: String?
+    var value: String? { lock.lock(); defer { lock.unlock() }; return v }
+    func set(_ s: String) { lock.lock(); v = s; lock.unlock() }
+}

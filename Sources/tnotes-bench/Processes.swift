@@ -1,0 +1,87 @@
+import Foundation
+
+/// Children of the benchmark: real tnotesd / tnotes-server processes in temp dirs.
+final class Child {
+    let process: Process
+    let log: String
+
+    init(_ executable: String, _ args: [String], env extra: [String: String] = [:], log: String) throws {
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = args
+        var env = ProcessInfo.processInfo.environment
+        for k in ["NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "WATCHDOG_USEC", "TNOTES_CONFIG"] { env[k] = nil }
+        for (k, v) in extra { env[k] = v }
+        process.environment = env
+        FileManager.default.createFile(atPath: log, contents: nil)
+        let handle = FileHandle(forWritingAtPath: log)!
+        process.standardOutput = handle
+        process.standardError = handle
+        process.standardInput = FileHandle.nullDevice
+        self.log = log
+        try process.run()
+    }
+
+    var pid: Int32 { process.processIdentifier }
+
+    /// Resident memory in KiB (VmRSS).
+    var rssKiB: Int {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
+        for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+        }
+        return 0
+    }
+
+    func stop() {
+        if process.isRunning {
+            kill(pid, SIGTERM)
+            let deadline = Date().addingTimeInterval(20)
+            while process.isRunning && Date() < deadline { usleep(10_000) }
+            if process.isRunning { kill(pid, SIGKILL) }
+        }
+        process.waitUntilExit()
+    }
+}
+
+enum Wait {
+    static func forSocket(_ path: String, timeout: Double = 60) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let fd = try? LineSocket.connect(path) { close(fd); return }
+            usleep(1000)
+        }
+        throw BenchError("socket \(path) did not accept within \(timeout) s")
+    }
+
+    static func forLine(in file: String, containing text: String, timeout: Double = 60) throws -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let content = try? String(contentsOfFile: file, encoding: .utf8),
+               let line = content.split(separator: "\n").first(where: { $0.contains(text) }) {
+                return String(line)
+            }
+            usleep(10_000)
+        }
+        throw BenchError("no '\(text)' in \(file) within \(timeout) s")
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}
+
+func run(_ exe: String, _ args: [String]) throws -> String {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: exe)
+    p.arguments = args
+    let out = Pipe()
+    p.standardOutput = out
+    p.standardError = FileHandle.nullDevice
+    try p.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    guard p.terminationStatus == 0 else { throw BenchError("\(exe) \(args) exited \(p.terminationStatus)") }
+    return String(decoding: data, as: UTF8.self)
+}
