@@ -43,9 +43,14 @@ let package = Package(
             "CSQLite", "TNotesSQLite", "TNotesCore",
             .product(name: "Logging", package: "swift-log"),
         ]),
-        // JSON-RPC 2.0: framing, method table, dispatch, Unix socket server.
+        // JSON-RPC 2.0 as a protocol: method table (dispatch + OpenRPC), params validation, batches.
         .target(name: "TNotesRPC", dependencies: [
             "TNotesCore",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // The Unix socket transport (swift-nio): line framing with a limit, peer check, graceful stop.
+        .target(name: "TNotesSocketServer", dependencies: [
+            "TNotesCore", "TNotesRPC",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
@@ -60,7 +65,7 @@ let package = Package(
         ]),
         // The daemon: config, paths, single-instance lock, record methods, wiring.
         .target(name: "TNotesDaemon", dependencies: [
-            "TNotesCore", "TNotesStore", "TNotesRPC", "TNotesConfig", "TNotesSync", "CSystemd",
+            "TNotesCore", "TNotesStore", "TNotesRPC", "TNotesSocketServer", "TNotesConfig", "TNotesSync", "CSystemd",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -97,6 +102,11 @@ let package = Package(
         .executableTarget(name: "tnotes-bench", dependencies: [
             "TNotesCore", "TNotesStore", .product(name: "Logging", package: "swift-log"),
         ]),
+        // libFuzzer targets (built with -sanitize=fuzzer -DFUZZING by scripts/fuzz.sh); a normal build replays the corpus.
+        .executableTarget(name: "tnotes-fuzz-rpc", dependencies: [
+            "TNotesCore", "TNotesRPC", .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "tnotes-fuzz-push", dependencies: ["TNotesCore"]),
         // One harness for every integration test: process launcher, socket client.
         .target(name: "TNotesTestSupport", dependencies: ["TNotesCore"], path: "Tests/TNotesTestSupport"),
         .testTarget(name: "TNotesCoreTests", dependencies: ["TNotesCore"]),

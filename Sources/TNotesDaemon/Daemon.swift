@@ -5,6 +5,7 @@ import ServiceLifecycle
 import TNotesConfig
 import TNotesCore
 import TNotesRPC
+import TNotesSocketServer
 import TNotesStore
 import TNotesSync
 

@@ -9,7 +9,7 @@ public final class ConnectionContext: Sendable {
     public let peerUID: UInt32
     public let peerPID: Int32
     private let continuation: AsyncStream<JSON>.Continuation
-    let events: AsyncStream<JSON>
+    public let events: AsyncStream<JSON>
     private let topics = Mutex<Set<String>?>(nil)
 
     public init(id: Int, peerUID: UInt32, peerPID: Int32, eventBuffer: Int = 1024) {
@@ -31,5 +31,5 @@ public final class ConnectionContext: Sendable {
         continuation.yield(["jsonrpc": "2.0", "method": .string(method), "params": params])
     }
 
-    func finish() { continuation.finish() }
+    public func finish() { continuation.finish() }
 }

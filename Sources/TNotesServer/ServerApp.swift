@@ -46,10 +46,9 @@ public struct ServerApp: Sendable {
         router.post("/v1/sync/push") { request, context in
             let user = try await auth.user(request)
             let body = try await Self.jsonBody(request, limit: maxBody)
-            guard case .array(let changes)? = body["changes"] else {
-                throw APIError.badRequest("changes", "must be an array")
-            }
-            let results = try await sync.push(user: user, changes: changes)
+            let push: PushRequest
+            do { push = try PushRequest.decode(body) } catch let e as FieldError { throw APIError.badRequest(e.field, e.reason) }
+            let results = try await sync.push(user: user, request: push)
             let cursor = try await sync.cursorAfterPush(user: user)
             return JSONResponse.make(["results": .array(results.map(\.json)), "cursor": .string(cursor)])
         }

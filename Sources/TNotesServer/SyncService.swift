@@ -31,12 +31,8 @@ public struct SyncService: Sendable {
 
     /// Applies a batch. Each change is decided on its own: an invalid one is `rejected` with the reason
     /// and the others still apply. The whole batch commits in one transaction.
-    func push(user: Int64, changes raw: [JSON]) async throws -> [PushResult] {
-        var parsed = [(opId: String, change: Result<Change, FieldError>)]()
-        for item in raw {
-            let opId = item["opId"]?.stringValue ?? ""
-            do { parsed.append((opId, .success(try Change(json: item)))) } catch { parsed.append((opId, .failure(error))) }
-        }
+    func push(user: Int64, request: PushRequest) async throws -> [PushResult] {
+        let parsed = request.items.map { (opId: $0.opId, change: $0.change) }
         for case .success(let c) in parsed.map(\.change) { clock.receive(c.updatedAt) }
         let batch = parsed
         return try await storage.transaction(user: user) { tx in

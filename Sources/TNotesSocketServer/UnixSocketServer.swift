@@ -4,6 +4,7 @@ import NIOPosix
 import ServiceLifecycle
 import Synchronization
 import TNotesCore
+import TNotesRPC
 
 #if canImport(Glibc)
 import Glibc
