@@ -103,10 +103,11 @@ let package = Package(
             "TNotesCore", "TNotesStore", .product(name: "Logging", package: "swift-log"),
         ]),
         // libFuzzer targets (built with -sanitize=fuzzer -DFUZZING by scripts/fuzz.sh); a normal build replays the corpus.
+        .target(name: "CFuzzSupport"),
         .executableTarget(name: "tnotes-fuzz-rpc", dependencies: [
-            "TNotesCore", "TNotesRPC", .product(name: "Logging", package: "swift-log"),
+            "CFuzzSupport", "TNotesCore", "TNotesRPC", .product(name: "Logging", package: "swift-log"),
         ]),
-        .executableTarget(name: "tnotes-fuzz-push", dependencies: ["TNotesCore"]),
+        .executableTarget(name: "tnotes-fuzz-push", dependencies: ["CFuzzSupport", "TNotesCore"]),
         // One harness for every integration test: process launcher, socket client.
         .target(name: "TNotesTestSupport", dependencies: ["TNotesCore"], path: "Tests/TNotesTestSupport"),
         .testTarget(name: "TNotesCoreTests", dependencies: ["TNotesCore"]),

@@ -1,3 +1,4 @@
+import CFuzzSupport
 import TNotesCore
 
 // libFuzzer target over the server's push body decoding (`PushRequest.decode`, which the server's push
@@ -18,16 +19,23 @@ func runOne(_ bytes: [UInt8]) {
     }
 }
 
-#if FUZZING
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzPush(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
-    runOne(Array(UnsafeBufferPointer(start: data, count: size)))
-    return 0
-}
-#else
 @main
-struct ReplayCorpus {
+struct Entry {
     static func main() {
+        #if FUZZING
+        // libFuzzer drives: SwiftPM keeps this main, so libFuzzer is entered through LLVMFuzzerRunDriver.
+        var argc = CommandLine.argc
+        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+            runOne(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
+            return 0
+        })
+        #else
+        replay()
+        #endif
+    }
+
+    static func replay() {
         var count = 0
         for path in CommandLine.arguments.dropFirst() {
             guard let f = fopen(path, "rb") else { continue }
@@ -45,7 +53,7 @@ struct ReplayCorpus {
         print("replayed \(count) input(s) without a crash")
     }
 }
-#endif
+
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import Dispatch
 import Logging
+import CFuzzSupport
 import TNotesCore
 import TNotesRPC
 
@@ -65,16 +66,23 @@ func runOne(_ bytes: [UInt8]) {
     }
 }
 
-#if FUZZING
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzRPC(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
-    runOne(Array(UnsafeBufferPointer(start: data, count: size)))
-    return 0
-}
-#else
 @main
-struct ReplayCorpus {
+struct Entry {
     static func main() {
+        #if FUZZING
+        // libFuzzer drives: SwiftPM keeps this main, so libFuzzer is entered through LLVMFuzzerRunDriver.
+        var argc = CommandLine.argc
+        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+            runOne(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
+            return 0
+        })
+        #else
+        replay()
+        #endif
+    }
+
+    static func replay() {
         var count = 0
         for path in CommandLine.arguments.dropFirst() {
             guard let bytes = readAll(path) else { continue }
@@ -84,7 +92,7 @@ struct ReplayCorpus {
         print("replayed \(count) input(s) without a crash")
     }
 }
-#endif
+
 
 func readAll(_ path: String) -> [UInt8]? {
     guard let f = fopen(path, "rb") else { return nil }

@@ -1,0 +1,256 @@
+import ArgumentParser
+import TNotesClient
+import TNotesCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct StatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show the daemon's version, paths and sync state.",
+        discussion: """
+            Example:
+              tnotes status
+              tnotes --json status | jq .sync.state
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        try Session(global).run("daemon.status") { r in
+            let style = Style.stdout
+            let sync = r["sync"] ?? .null
+            var syncLine = style.state(sync["state"]?.stringValue ?? "-")
+            syncLine += ", \(Format.number(sync["pendingOps"])) pending, \(Format.number(sync["failedOps"])) failed"
+            if let server = sync["serverUrl"]?.stringValue { syncLine += " (\(server))" }
+            return style.bold("tnotesd \(r["version"]?.stringValue ?? "?")") + " running\n" + Format.fields([
+                ("pid", Format.number(r["pid"])),
+                ("uptime", Format.duration(seconds: r["uptimeSeconds"]?.doubleValue ?? 0)),
+                ("schema", Format.number(r["schemaVersion"])),
+                ("device", r["deviceId"]?.stringValue ?? "-"),
+                ("socket", r["socketPath"]?.stringValue ?? "-"),
+                ("data dir", r["dataDir"]?.stringValue ?? "-"),
+                ("sync", syncLine),
+                ("last sync", Format.time(sync["lastSuccessAt"], none: "never")),
+            ], style: style)
+        }
+    }
+}
+
+struct SyncCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Sync with the server now, or show the sync state.",
+        discussion: """
+            `tnotes sync` waits until everything queued is pushed and every page pulled, then prints what \
+            moved; with --no-wait it only starts a sync. The daemon answers an error (exit 1) when sync is \
+            disabled or the server is unreachable; the queue is kept.
+
+            Example:
+              tnotes sync
+              tnotes sync status
+            """,
+        subcommands: [Now.self, Status.self],
+        defaultSubcommand: Now.self)
+
+    struct Now: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "now",
+            abstract: "Sync now (the default of `tnotes sync`).",
+            discussion: """
+                Example:
+                  tnotes sync
+                  tnotes sync --no-wait
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @Flag(name: .long, help: "Start a sync and return at once.") var noWait = false
+
+        func run() throws {
+            try Session(global).run("sync.now", ["wait": .bool(!noWait)]) { r in
+                if r["started"]?.boolValue == true { return "sync started" }
+                let conflicts = r["conflicts"]?.int64Value ?? 0
+                var line = "pushed \(Format.number(r["pushed"])), pulled \(Format.number(r["pulled"])), "
+                    + "\(conflicts) conflict\(conflicts == 1 ? "" : "s")"
+                if let rejected = r["rejected"]?.int64Value, rejected > 0 { line += ", \(rejected) rejected" }
+                return line + " in \(Format.number(r["durationMs"])) ms"
+            }
+        }
+    }
+
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show the sync state: pending and failed ops, next attempt, last success, last error.",
+            discussion: """
+                Example:
+                  tnotes sync status
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        func run() throws {
+            try Session(global).run("sync.status") { Render.syncStatus($0, style: .stdout) }
+        }
+    }
+}
+
+extension Render {
+    static func syncStatus(_ r: JSON, style: Style) -> String {
+        var rows: [(String, String)] = [
+            ("state", style.state(r["state"]?.stringValue ?? "-")),
+            ("server", r["serverUrl"]?.stringValue ?? "-"),
+            ("pending ops", Format.number(r["pendingOps"])),
+            ("failed ops", Format.number(r["failedOps"])),
+        ]
+        if let attempt = r["attempt"]?.int64Value, attempt > 0 { rows.append(("attempt", "\(attempt)")) }
+        rows += [
+            ("next attempt", Format.time(r["nextAttemptAt"])),
+            ("last success", Format.time(r["lastSuccessAt"], none: "never")),
+            ("last error", r["lastError"]?.stringValue.map(style.red) ?? "-"),
+        ]
+        if let t = r["triggers"]?.objectValue {
+            let order = ["startup", "periodic", "localChange", "network", "manual"]
+            let keys = order.filter { t[$0] != nil } + t.keys.filter { !order.contains($0) }.sorted()
+            rows.append(("triggers", keys.map { "\($0) \(Format.number(t[$0]))" }.joined(separator: ", ")))
+        }
+        return Format.fields(rows, style: style)
+    }
+}
+
+struct RPCCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rpc",
+        abstract: "Call any daemon method and print its JSON result.",
+        discussion: """
+            JSON_PARAMS is a JSON object (or array); "-" reads it from standard input. `tnotes rpc \
+            rpc.discover` lists every method.
+
+            Example:
+              tnotes rpc sermon.list '{"limit": 5}'
+              jq -n --arg id "$SERMON" '{id: $id}' | tnotes rpc sermon.get -
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: ArgumentHelp("The method, e.g. sermon.get.", valueName: "method")) var method: String
+    @Argument(help: ArgumentHelp("The params as JSON; - reads stdin.", valueName: "json-params")) var params: String?
+
+    func run() throws {
+        var parsed: JSON?
+        if let params {
+            let text = params == "-" ? try readFileOption("-", flag: "<json-params>") : params
+            do {
+                parsed = try JSON.parse(text.trimmingWhitespace)
+            } catch {
+                throw Failure.usage("<json-params> is not JSON: \(error)")
+            }
+        }
+        let result = try Session(global).call(method, parsed)
+        Output.line(result.text)
+    }
+}
+
+extension String {
+    var trimmingWhitespace: String {
+        let ws: (Character) -> Bool = { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }
+        return String(drop(while: ws).reversed().drop(while: ws).reversed())
+    }
+}
+
+struct WatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Print the daemon's events as they happen, until interrupted.",
+        discussion: """
+            Topics: record.changed, sync.state, sync.completed (default: all). One line per event; with \
+            --json, the event's params as one JSON object per line.
+
+            Example:
+              tnotes watch --topic record.changed
+              tnotes --json watch | jq -c 'select(.collection == "notes")'
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Option(name: .long, help: ArgumentHelp("Only this topic (repeatable).", valueName: "topic")) var topic: [String] = []
+
+    func run() throws {
+        let session = Session(global)
+        var params: [String: JSON] = [:]
+        if !topic.isEmpty { params["topics"] = .array(topic.map { .string($0) }) }
+        do {
+            _ = try session.call("events.subscribe", .object(params))
+        } catch Failure.rpc(let e) where e.code == -32602 && (e.field ?? "").hasPrefix("topics") {
+            throw Failure.usage("invalid value for --topic: \(e.reason ?? e.message)")
+        }
+        // Ctrl-C ends the watch; that is its normal end.
+        // (A parent may have left them blocked: unblock them.)
+        signal(SIGINT) { _ in _exit(0) }
+        signal(SIGTERM) { _ in _exit(0) }
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGTERM)
+        sigprocmask(SIG_UNBLOCK, &set, nil)
+        let style = Style.stdout
+        while true {
+            let message = try session.nextNotification()
+            guard message["method"]?.stringValue == "event", let event = message["params"] else { continue }
+            Output.line(session.json ? event.text : Render.event(event, style: style))
+        }
+    }
+}
+
+extension Render {
+    static func event(_ e: JSON, style: Style) -> String {
+        var t = time_t(0)
+        time(&t)
+        var parts = tm()
+        localtime_r(&t, &parts)
+        let clock = "\(Format.pad(Int(parts.tm_hour))):\(Format.pad(Int(parts.tm_min))):\(Format.pad(Int(parts.tm_sec)))"
+        let topic = e["topic"]?.stringValue ?? "?"
+        var fields = e.objectValue ?? [:]
+        fields["topic"] = nil
+        fields["seq"] = nil
+        var detail: String
+        if topic == "record.changed" {
+            detail = "\(fields["op"]?.stringValue ?? "?") \(fields["collection"]?.stringValue ?? "?") \(fields["id"]?.stringValue ?? "?")"
+            if let origin = fields["origin"]?.stringValue { detail += " (\(origin))" }
+        } else {
+            detail = fields.keys.sorted().map { k in
+                let v = fields[k]!
+                return "\(k)=\(v.stringValue ?? v.text)"
+            }.joined(separator: " ")
+        }
+        return "\(style.dim(clock))  \(style.bold(topic))  \(detail)"
+    }
+}
+
+struct CompletionsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "completions",
+        abstract: "Print a shell completion script.",
+        discussion: """
+            Example:
+              tnotes completions bash > ~/.local/share/bash-completion/completions/tnotes
+              tnotes completions zsh > "${fpath[1]}/_tnotes"
+              tnotes completions fish > ~/.config/fish/completions/tnotes.fish
+            """)
+
+    enum Shell: String, ExpressibleByArgument, CaseIterable {
+        case bash, zsh, fish
+        var completionShell: CompletionShell {
+            switch self {
+            case .bash: return .bash
+            case .zsh: return .zsh
+            case .fish: return .fish
+            }
+        }
+    }
+
+    @Argument(help: "bash, zsh or fish.") var shell: Shell
+
+    func run() throws {
+        Output.line(Tnotes.completionScript(for: shell.completionShell))
+    }
+}

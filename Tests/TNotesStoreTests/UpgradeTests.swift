@@ -1,0 +1,71 @@
+import Foundation
+import Logging
+import Testing
+import TNotesCore
+import TNotesStore
+import TNotesTestSupport
+
+/// Every schema version has a committed fixture with data. Each one upgrades to the latest schema with
+/// every row kept (counts and content digests), and with a backup made first when there was anything to migrate.
+@Suite("upgrades from every schema version")
+struct UpgradeTests {
+    static let versions = Array(1...Migrations.latestVersion)
+
+    @Test("every version has a fixture")
+    func everyVersionHasAFixture() throws {
+        for v in Self.versions {
+            let path = try fixturesDirectory().appendingPathComponent("v\(v).sqlite").path
+            #expect(FileManager.default.fileExists(atPath: path), "no fixture for schema version \(v)")
+        }
+    }
+
+    @Test("upgrades to the latest schema keeping every row", arguments: versions)
+    func upgrade(from version: Int) throws {
+        let dir = TempDirectory()
+        let path = dir.file("tnotes.sqlite")
+        try FileManager.default.copyItem(atPath: try fixturesDirectory().appendingPathComponent("v\(version).sqlite").path,
+                                         toPath: path)
+        let before = try Self.digests(path)
+        let store = try Store(path: path, backupDirectory: dir.file("backups"), logger: Logger(label: "test"))
+        #expect(store.migratedFrom == version)
+        #expect(store.schemaVersion == Migrations.latestVersion)
+        store.close()
+        let after = try Self.digests(path)
+        for (table, digest) in before {
+            #expect(after[table] == digest, "table \(table) changed in the upgrade from v\(version)")
+        }
+        let backups = (try? FileManager.default.contentsOfDirectory(atPath: dir.file("backups"))) ?? []
+        if version < Migrations.latestVersion {
+            #expect(backups.count == 1, "one backup before migrating v\(version)")
+            if let b = backups.first {
+                let backup = try Self.digests(dir.file("backups/\(b)"))
+                #expect(backup == before, "the backup is not the database as it was")
+            }
+        } else {
+            #expect(backups.isEmpty, "nothing to migrate, so no backup")
+        }
+        print("upgrade v\(version) → v\(Migrations.latestVersion): " + before.keys.sorted().map { "\($0) \(before[$0]!.count)" }.joined(separator: ", "))
+    }
+
+    /// table → (row count, digest of all rows in key order), for every table the fixture has.
+    static func digests(_ path: String) throws -> [String: Digest] {
+        let db = try SQLiteConnection(path: path, create: false)
+        var out = [String: Digest]()
+        let tables = try db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+            .compactMap { $0[0].string }
+        for t in tables {
+            let rows = try db.query("SELECT * FROM \(t) ORDER BY 1, 2")
+            var h = Hasher()
+            var text = ""
+            for r in rows { text += r.values.map { "\($0)" }.joined(separator: "|") + "\n" }
+            h.combine(text)
+            out[t] = Digest(count: rows.count, text: text)
+        }
+        return out
+    }
+
+    struct Digest: Equatable {
+        let count: Int
+        let text: String
+    }
+}
