@@ -5,8 +5,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${FUZZ_SECONDS:-60}"
 scratch=.build-fuzz
+# SwiftPM gives every executable its own main (aliased with --defsym), which clashes with the main of the
+# libFuzzer runtime that -sanitize=fuzzer links whole. So: coverage instrumentation and ASan from swiftc,
+# libFuzzer *without* its main, entered through LLVMFuzzerRunDriver from the target's own @main.
+rt=$(dirname "$(readlink -f "$(command -v swiftc)")")/../lib/clang
+rt=$(ls -d "$rt"/*/lib/linux | head -1)
+flags=(-Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table
+       -Xswiftc -DFUZZING -Xlinker "$rt/libclang_rt.fuzzer_no_main-x86_64.a" -Xlinker -lstdc++)
 for target in rpc push; do
-  swift build --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING --product "tnotes-fuzz-$target" 2>&1 \
+  swift build --scratch-path "$scratch" "${flags[@]}" --product "tnotes-fuzz-$target" 2>&1 \
     | grep -v "Cannot export local symbol" | tail -3
   work=$(mktemp -d)
   cp -r "Tests/Fuzz/corpus-$target/." "$work/"

@@ -21,6 +21,7 @@ typedef struct {
     CURL *curl;
     long long resume_from;
     int file_checked;
+    int file_refused;
     volatile int *abort_flag;
 } ctx_t;
 
@@ -43,20 +44,23 @@ static int buffer_append(buffer_t *b, const char *data, size_t len) {
 static size_t on_body(char *ptr, size_t size, size_t nmemb, void *userdata) {
     ctx_t *ctx = userdata;
     size_t n = size * nmemb;
-    if (ctx->file) {
-        if (!ctx->file_checked) {
+    if (ctx->file && !ctx->file_checked) {
+        long code = 0;
+        curl_easy_getinfo(ctx->curl, CURLINFO_RESPONSE_CODE, &code);
+        ctx->file_checked = 1;
+        /* Only a successful body belongs in the file; an error body (404, 503…) goes to memory. */
+        if (code < 200 || code >= 300) {
+            ctx->file_refused = 1;
+        } else if (ctx->resume_from > 0 && code == 200) {
             /* A server that ignored our Range answers 200 with the whole file: start the file over. */
-            long code = 0;
-            curl_easy_getinfo(ctx->curl, CURLINFO_RESPONSE_CODE, &code);
-            if (ctx->resume_from > 0 && code == 200) {
+            {
                 fflush(ctx->file);
                 if (ftruncate(fileno(ctx->file), 0) != 0) return 0;
                 fseek(ctx->file, 0, SEEK_SET);
             }
-            ctx->file_checked = 1;
         }
-        return fwrite(ptr, 1, n, ctx->file);
     }
+    if (ctx->file && !ctx->file_refused) return fwrite(ptr, 1, n, ctx->file);
     return buffer_append(&ctx->body, ptr, n) ? n : 0;
 }
 

@@ -163,7 +163,9 @@ struct RecordMethods {
                     "status": p["status"] ?? "complete", "segments": p["segments"] ?? .array([]),
                     "updatedAt": .string(s.stamp()), "deletedAt": .null,
                 ]
-                return .object(try s.commitLocal(.transcripts, record: record, op: .upsert).body)
+                let saved = try s.commitLocal(.transcripts, record: record, op: .upsert)
+                try Self.follow(sermon, key: "transcriptionStatus", status: record["status"]!, in: s)
+                return .object(saved.body)
             }
         })
 
@@ -183,7 +185,9 @@ struct RecordMethods {
                     "type": p["type"]!, "status": p["status"] ?? "complete", "updatedAt": .string(s.stamp()),
                     "deletedAt": .null,
                 ]
-                return .object(try s.commitLocal(.summaries, record: record, op: .upsert).body)
+                let saved = try s.commitLocal(.summaries, record: record, op: .upsert)
+                try Self.follow(sermon, key: "summaryStatus", status: record["status"]!, in: s)
+                return .object(saved.body)
             }
         })
 
@@ -224,6 +228,16 @@ struct RecordMethods {
         guard let rec = try s.record(c, id: id) else { throw StoreError.notFound(collection: c.rawValue, id: id) }
         if rec.isDeleted { throw StoreError.gone(collection: c.rawValue, id: id) }
         return rec
+    }
+
+    /// The sermon's `transcriptionStatus` / `summaryStatus` follows the status of what was just set, in the
+    /// same transaction (so a list never shows "pending" for a sermon whose transcript is complete).
+    static func follow(_ sermon: StoredRecord, key: String, status: JSON, in s: StoreSession) throws {
+        guard sermon.body[key] != status else { return }
+        var body = sermon.body
+        body[key] = status
+        body["updatedAt"] = .string(s.stamp())
+        try s.commitLocal(.sermons, record: body, op: .upsert)
     }
 
     /// A tombstone keeps the whole record (a delete op carries everything a peer needs to apply it).

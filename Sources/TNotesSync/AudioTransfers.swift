@@ -87,7 +87,15 @@ public actor AudioTransfers {
             if stat(partial, &st) == 0 { have = Int64(st.st_size) }
             if have > item.sizeBytes { unlink(partial); have = 0 }
             if have < item.sizeBytes || item.sizeBytes == 0 {
-                try await client.downloadAudio(sermonId: item.sermonId, to: partial, resumeFrom: have)
+                do {
+                    try await client.downloadAudio(sermonId: item.sermonId, to: partial, resumeFrom: have)
+                } catch {
+                    // The transport never writes an error answer (404 before the upload, 5xx…) into the file; should
+                    // anything else have been appended on a refused request, keep only the bytes we had. A network
+                    // failure keeps what arrived (the next attempt resumes after it).
+                    if case SyncFailure.network? = error as? SyncFailure {} else { truncate(partial, off_t(have)) }
+                    throw error
+                }
             }
             let actual = try await Self.sha256(of: partial)
             guard actual == item.sha256 else {

@@ -117,7 +117,7 @@ public actor SyncEngine {
     }
 
     /// `sync.now {wait: true}`: starts a sync and answers with the result of a sync that began after the call.
-    public func syncAndWait(timeout: Double = 28) async throws -> SyncReport {
+    public func syncAndWait(timeout: Double = 25) async throws -> SyncReport {
         waiterCounter += 1
         let id = waiterCounter
         return try await withCheckedThrowingContinuation { cont in

@@ -34,7 +34,8 @@ struct SyncSmokeTests {
         try ca.call("transcript.set", ["sermonId": .string(id), "text": "tx", "segments": segments])
         try ca.call("summary.set", ["sermonId": .string(id), "title": "S", "text": "sum", "type": "bullet"])
         let pushed = try ca.call("sync.now", ["wait": true])
-        #expect(pushed["pushed"]?.int64Value == 3)
+        // The note, the transcript, the summary, and the sermon twice (its transcription and summary statuses follow).
+        #expect(pushed["pushed"]?.int64Value == 5)
         try cb.call("sync.now", ["wait": true])
         let onB = try cb.call("sermon.get", ["id": .string(id)])
         #expect(onB["notes"]?.arrayValue?.first?["text"] == "n1")

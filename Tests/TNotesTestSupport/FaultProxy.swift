@@ -1,0 +1,575 @@
+import Foundation
+
+/// A fault-injecting HTTP/1.1 proxy on 127.0.0.1 in front of a server (usually `tnotes-server`).
+///
+/// Every request is read (head and, with a Content-Length, its body), logged, matched against the
+/// fault rules, and then answered according to the first rule that matches (pass-through when none does).
+/// Each connection carries one request: the proxy asks the upstream to close after its answer and tells
+/// the client the same, so faults apply per request and a byte count is per response.
+///
+/// Modes switch at run time (`setFault`, `addFault`, `passThrough`), optionally only for a method / path
+/// prefix and only a number of times. Plain POSIX sockets, one thread per connection.
+public final class FaultProxy: @unchecked Sendable {
+    public enum Fault: Sendable, Equatable, CustomStringConvertible {
+        /// Forward the request and relay the answer.
+        case passThrough
+        /// Answer `status` without forwarding (`Retry-After: N` when given; a JSON `{error, detail}` body).
+        case respond(status: Int, retryAfter: Int? = nil)
+        /// Reset the connection (RST) after reading the request; nothing is forwarded.
+        case reset
+        /// Forward the request, let the upstream answer in full (so it applied it), then reset the client.
+        case dropResponse
+        /// Accept and read the request, never answer (until the client gives up or the proxy stops).
+        case blackhole
+        /// Forward; relay the answer's head and the first `n` bytes of its body, then reset the client.
+        case resetAfterResponseBytes(Int)
+
+        public var description: String {
+            switch self {
+            case .passThrough: return "pass-through"
+            case .respond(let s, let r): return "respond \(s)" + (r.map { " Retry-After: \($0)" } ?? "")
+            case .reset: return "reset"
+            case .dropResponse: return "drop response"
+            case .blackhole: return "blackhole"
+            case .resetAfterResponseBytes(let n): return "reset after \(n) response bytes"
+            }
+        }
+    }
+
+    /// Which requests a rule applies to, and how often.
+    public struct Rule: Sendable {
+        public var fault: Fault
+        public var method: String?
+        public var pathPrefix: String?
+        /// nil: until replaced; else the number of requests it still applies to.
+        public var remaining: Int?
+
+        public init(_ fault: Fault, method: String? = nil, pathPrefix: String? = nil, times: Int? = nil) {
+            self.fault = fault
+            self.method = method
+            self.pathPrefix = pathPrefix
+            self.remaining = times
+        }
+
+        func matches(method m: String, path p: String) -> Bool {
+            (method == nil || method!.uppercased() == m.uppercased()) && (pathPrefix == nil || p.hasPrefix(pathPrefix!))
+        }
+    }
+
+    /// One request as the proxy saw it.
+    public struct Seen: Sendable {
+        public let method: String
+        public let path: String
+        /// Header names lowercased.
+        public let headers: [String: String]
+        public let at: Date
+        public let fault: Fault
+        /// The upstream's status, when the request was forwarded and answered.
+        public var upstreamStatus: Int?
+    }
+
+    /// Rewrites a request body before it is forwarded (nil: unchanged). Only bodies with a
+    /// Content-Length up to 16 MiB are offered.
+    public typealias Rewriter = @Sendable (_ method: String, _ path: String, _ body: [UInt8]) -> [UInt8]?
+
+    public let port: Int
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    private let lock = NSLock()
+    private var upstream: (host: String, port: Int)
+    private var rules: [Rule] = []
+    private var latencySeconds: Double = 0
+    private var rewriter: Rewriter?
+    private var seenLog: [Seen] = []
+    private var faultCount = 0
+    private var connectionCount = 0
+    private var stopped = false
+    private var openFds = Set<Int32>()
+    private let listenFd: Int32
+
+    /// Listens on 127.0.0.1:`port` (0: a free port) and forwards to `upstreamHost:upstreamPort`.
+    public init(upstreamPort: Int, upstreamHost: String = "127.0.0.1", port requested: Int = 0) throws {
+        upstream = (upstreamHost, upstreamPort)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw HarnessError("proxy socket: errno \(errno)") }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = in_port_t(UInt16(requested).bigEndian)
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard rc == 0, listen(fd, 128) == 0 else {
+            let e = errno
+            close(fd)
+            throw HarnessError("proxy bind/listen on port \(requested): errno \(e)")
+        }
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        }
+        listenFd = fd
+        port = Int(UInt16(bigEndian: addr.sin_port))
+        Thread.detachNewThread { [self] in acceptLoop() }
+    }
+
+    /// A proxy in front of a running `ServerProcess`.
+    public convenience init(frontOf server: ServerProcess) throws {
+        try self.init(upstreamPort: server.port)
+    }
+
+    deinit { stop() }
+
+    // MARK: Control
+
+    /// Replaces every rule with this one (`.passThrough` with no filter clears them).
+    public func setFault(_ fault: Fault, method: String? = nil, pathPrefix: String? = nil, times: Int? = nil) {
+        lock.withLock {
+            rules = fault == .passThrough && method == nil && pathPrefix == nil
+                ? [] : [Rule(fault, method: method, pathPrefix: pathPrefix, times: times)]
+        }
+    }
+
+    /// Adds a rule after the existing ones (the first matching rule wins).
+    public func addFault(_ fault: Fault, method: String? = nil, pathPrefix: String? = nil, times: Int? = nil) {
+        lock.withLock { rules.append(Rule(fault, method: method, pathPrefix: pathPrefix, times: times)) }
+    }
+
+    /// Back to plain forwarding.
+    public func passThrough() { lock.withLock { rules = [] } }
+
+    /// Delay added before each request is handled (forwarded or faulted).
+    public var latency: Double {
+        get { lock.withLock { latencySeconds } }
+        set { lock.withLock { latencySeconds = newValue } }
+    }
+
+    public func setRewriter(_ r: Rewriter?) { lock.withLock { rewriter = r } }
+
+    /// Points the proxy at another upstream port (e.g. a restarted server).
+    public func setUpstream(port: Int, host: String = "127.0.0.1") { lock.withLock { upstream = (host, port) } }
+
+    // MARK: Counters
+
+    /// Every request seen, in arrival order.
+    public var seen: [Seen] { lock.withLock { seenLog } }
+    public var requestCount: Int { lock.withLock { seenLog.count } }
+    /// Requests that got a fault other than pass-through.
+    public var faultsInjected: Int { lock.withLock { faultCount } }
+    public var connectionsAccepted: Int { lock.withLock { connectionCount } }
+
+    public func seen(method: String? = nil, pathPrefix: String? = nil) -> [Seen] {
+        seen.filter { (method == nil || $0.method == method) && (pathPrefix == nil || $0.path.hasPrefix(pathPrefix!)) }
+    }
+
+    public func resetCounters() {
+        lock.withLock {
+            seenLog = []
+            faultCount = 0
+            connectionCount = 0
+        }
+    }
+
+    /// Stops listening and cuts every open connection.
+    public func stop() {
+        let fds: [Int32] = lock.withLock {
+            if stopped { return [] }
+            stopped = true
+            return Array(openFds)
+        }
+        shutdown(listenFd, Int32(SHUT_RDWR))
+        for fd in fds { shutdown(fd, Int32(SHUT_RDWR)) }
+    }
+
+    private var isStopped: Bool { lock.withLock { stopped } }
+
+    // MARK: Connections
+
+    private func acceptLoop() {
+        while true {
+            let c = accept(listenFd, nil, nil)
+            if c >= 0 { _ = fcntl(c, F_SETFD, FD_CLOEXEC) }
+            if c < 0 {
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                if isStopped { break }
+                usleep(10_000)
+                continue
+            }
+            let ok: Bool = lock.withLock {
+                if stopped { return false }
+                openFds.insert(c)
+                connectionCount += 1
+                return true
+            }
+            guard ok else { close(c); break }
+            Thread.detachNewThread { [self] in
+                handle(client: c)
+                lock.withLock { _ = openFds.remove(c) }
+            }
+        }
+        close(listenFd)
+    }
+
+    private func track(_ fd: Int32) -> Bool {
+        lock.withLock {
+            if stopped { return false }
+            openFds.insert(fd)
+            return true
+        }
+    }
+
+    private func untrack(_ fd: Int32) { lock.withLock { _ = openFds.remove(fd) } }
+
+    private func decide(method: String, path: String, headers: [String: String]) -> (Fault, Double, Rewriter?, Int) {
+        lock.withLock {
+            var fault = Fault.passThrough
+            if let i = rules.firstIndex(where: { $0.matches(method: method, path: path) }) {
+                fault = rules[i].fault
+                if let r = rules[i].remaining {
+                    if r <= 1 { rules.remove(at: i) } else { rules[i].remaining = r - 1 }
+                }
+            }
+            if fault != .passThrough { faultCount += 1 }
+            seenLog.append(Seen(method: method, path: path, headers: headers, at: Date(), fault: fault))
+            return (fault, latencySeconds, rewriter, seenLog.count - 1)
+        }
+    }
+
+    private func noteStatus(_ index: Int, _ status: Int) {
+        lock.withLock { if index < seenLog.count { seenLog[index].upstreamStatus = status } }
+    }
+
+    private func handle(client c: Int32) {
+        defer { close(c) }
+        setTimeouts(c)
+        let conn = Conn(fd: c)
+        guard let headBytes = conn.readHead(stop: { self.isStopped }) else { return }
+        guard let head = HTTPHead(headBytes), head.isRequest else {
+            _ = proxySendAll(c, Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
+            return
+        }
+        let (fault, latency, rewriter, index) = decide(method: head.method, path: head.target, headers: head.headerMap)
+        if latency > 0 { usleep(UInt32(latency * 1_000_000)) }
+        let chunked = head.header("transfer-encoding")?.lowercased().contains("chunked") ?? false
+        let contentLength = Int(head.header("content-length") ?? "") ?? 0
+
+        switch fault {
+        case .respond(let status, let retryAfter):
+            if !chunked { _ = conn.drain(contentLength) }
+            let body = Array("{\"error\":\"injected\",\"detail\":\"fault proxy answered \(status)\"}".utf8)
+            var text = "HTTP/1.1 \(status) \(Self.reason(status))\r\nContent-Type: application/json\r\n"
+            text += "Content-Length: \(body.count)\r\nConnection: close\r\n"
+            if let retryAfter { text += "Retry-After: \(retryAfter)\r\n" }
+            text += "\r\n"
+            _ = proxySendAll(c, Array(text.utf8) + body)
+            shutdown(c, Int32(SHUT_WR))
+            _ = conn.drain(1 << 20, timeout: 1)
+            return
+        case .reset:
+            Self.resetOnClose(c)
+            return
+        case .blackhole:
+            while !isStopped {
+                var pfd = pollfd(fd: c, events: Int16(POLLIN), revents: 0)
+                let r = poll(&pfd, 1, 200)
+                if r > 0 {
+                    var buf = [UInt8](repeating: 0, count: 65536)
+                    let n = recv(c, &buf, buf.count, 0)
+                    if n <= 0 { return }
+                }
+            }
+            return
+        case .passThrough, .dropResponse, .resetAfterResponseBytes:
+            break
+        }
+
+        // Forward.
+        let target = lock.withLock { upstream }
+        guard let u = Self.connect(host: target.host, port: target.port) else {
+            // Upstream down: the client sees what it would see without the proxy, a failed connection.
+            Self.resetOnClose(c)
+            return
+        }
+        guard track(u) else { close(u); return }
+        defer { untrack(u); close(u) }
+        setTimeouts(u)
+
+        var out = head
+        out.setHeader("Connection", "close")
+        if !chunked, let rewriter, contentLength > 0, contentLength <= 16 << 20 {
+            guard let body = conn.read(exactly: contentLength) else { return }
+            let newBody = rewriter(head.method, head.target, body) ?? body
+            out.setHeader("Content-Length", String(newBody.count))
+            guard proxySendAll(u, out.bytes + newBody) else { Self.resetOnClose(c); return }
+        } else {
+            guard proxySendAll(u, out.bytes) else { Self.resetOnClose(c); return }
+            if chunked {
+                // Relay what the client sends until the upstream answers (the request ends with the 0 chunk).
+                if !conn.relayChunked(to: u) { Self.resetOnClose(c); return }
+            } else if !conn.relay(contentLength, to: u) {
+                Self.resetOnClose(c)
+                return
+            }
+        }
+
+        // The answer.
+        let upConn = Conn(fd: u)
+        guard let rHeadBytes = upConn.readHead(stop: { self.isStopped }, timeout: 300), var rHead = HTTPHead(rHeadBytes) else {
+            Self.resetOnClose(c)
+            return
+        }
+        noteStatus(index, rHead.status)
+        let noBody = head.method == "HEAD" || rHead.status == 204 || rHead.status == 304 || (100..<200).contains(rHead.status)
+        let rChunked = rHead.header("transfer-encoding")?.lowercased().contains("chunked") ?? false
+        let rLength: Int? = noBody ? 0 : (rChunked ? nil : Int(rHead.header("content-length") ?? ""))
+
+        switch fault {
+        case .dropResponse:
+            // Let the upstream finish its answer, so it has certainly committed, then cut the client off.
+            _ = upConn.drain(rLength ?? Int.max, timeout: 60)
+            Self.resetOnClose(c)
+        case .resetAfterResponseBytes(let limit):
+            rHead.setHeader("Connection", "close")
+            guard proxySendAll(c, rHead.bytes) else { return }
+            upConn.relay(min(limit, rLength ?? Int.max), to: c, untilEOF: true)
+            Self.resetOnClose(c)
+        default:
+            rHead.setHeader("Connection", "close")
+            guard proxySendAll(c, rHead.bytes) else { return }
+            if let rLength {
+                _ = upConn.relay(rLength, to: c)
+            } else {
+                _ = upConn.relay(Int.max, to: c, untilEOF: true)
+            }
+            shutdown(c, Int32(SHUT_WR))
+            _ = conn.drain(1 << 20, timeout: 1)
+        }
+    }
+
+    // MARK: Socket helpers
+
+    static func reason(_ status: Int) -> String {
+        switch status {
+        case 429: return "Too Many Requests"
+        case 500: return "Internal Server Error"
+        case 502: return "Bad Gateway"
+        case 503: return "Service Unavailable"
+        case 504: return "Gateway Timeout"
+        default: return "Error"
+        }
+    }
+
+    /// The next close sends RST instead of FIN.
+    static func resetOnClose(_ fd: Int32) {
+        var l = linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, socklen_t(MemoryLayout<linger>.size))
+    }
+
+    private func setTimeouts(_ fd: Int32) {
+        var tv = timeval(tv_sec: 60, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    static func connect(host: String, port: Int) -> Int32? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr(host)
+        addr.sin_port = in_port_t(UInt16(port).bigEndian)
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        if rc != 0 { close(fd); return nil }
+        return fd
+    }
+}
+
+/// Writes everything; false on error.
+fileprivate func proxySendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+    var off = 0
+    while off < bytes.count {
+        let n = bytes[off...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        if n < 0 {
+            if errno == EINTR { continue }
+            return false
+        }
+        off += n
+    }
+    return true
+}
+
+/// A socket with a read-ahead buffer.
+fileprivate final class Conn {
+    let fd: Int32
+    var buffer = [UInt8]()
+
+    init(fd: Int32) { self.fd = fd }
+
+    /// Reads into the buffer; false on EOF, error or timeout.
+    private func fill(timeout: Double, stop: () -> Bool = { false }) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if stop() { return false }
+            let left = deadline.timeIntervalSinceNow
+            if left <= 0 { return false }
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let r = poll(&pfd, 1, Int32(min(left, 0.2) * 1000) + 1)
+            if r < 0 { if errno == EINTR { continue }; return false }
+            if r == 0 { continue }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = recv(fd, &chunk, chunk.count, 0)
+            if n < 0 { if errno == EINTR || errno == EAGAIN { continue }; return false }
+            if n == 0 { return false }
+            buffer += chunk[0..<n]
+            return true
+        }
+    }
+
+    /// The bytes up to and including the blank line ending an HTTP head.
+    func readHead(stop: () -> Bool, timeout: Double = 60) -> [UInt8]? {
+        while true {
+            if let end = Self.headEnd(buffer) {
+                let head = Array(buffer[..<end])
+                buffer.removeSubrange(..<end)
+                return head
+            }
+            if buffer.count > 256 << 10 { return nil }
+            guard fill(timeout: timeout, stop: stop) else { return nil }
+        }
+    }
+
+    static func headEnd(_ b: [UInt8]) -> Int? {
+        guard b.count >= 4 else { return nil }
+        for i in 0...(b.count - 4) where b[i] == 13 && b[i + 1] == 10 && b[i + 2] == 13 && b[i + 3] == 10 {
+            return i + 4
+        }
+        return nil
+    }
+
+    func read(exactly n: Int) -> [UInt8]? {
+        while buffer.count < n {
+            guard fill(timeout: 60) else { return nil }
+        }
+        let out = Array(buffer[..<n])
+        buffer.removeSubrange(..<n)
+        return out
+    }
+
+    /// Reads and discards up to `n` bytes (stops early on EOF or timeout); the count discarded.
+    @discardableResult
+    func drain(_ n: Int, timeout: Double = 60) -> Int {
+        var done = 0
+        while done < n {
+            if buffer.isEmpty { guard fill(timeout: timeout) else { break } }
+            let take = min(n - done, buffer.count)
+            buffer.removeSubrange(..<take)
+            done += take
+        }
+        return done
+    }
+
+    /// Copies `n` bytes (or until EOF when `untilEOF`) to `out`; false when the stream ended early or a write failed.
+    @discardableResult
+    func relay(_ n: Int, to out: Int32, untilEOF: Bool = false) -> Bool {
+        var done = 0
+        while done < n {
+            if buffer.isEmpty {
+                guard fill(timeout: 120) else { return untilEOF }
+            }
+            let take = min(n - done, buffer.count)
+            guard proxySendAll(out, Array(buffer[..<take])) else { return false }
+            buffer.removeSubrange(..<take)
+            done += take
+        }
+        return true
+    }
+
+    /// Copies a chunked body to `out`, up to and including its last chunk and trailer.
+    func relayChunked(to out: Int32) -> Bool {
+        while true {
+            // chunk-size line
+            var line: [UInt8]
+            while true {
+                if let i = firstCRLF() {
+                    line = Array(buffer[..<(i + 2)])
+                    buffer.removeSubrange(..<(i + 2))
+                    break
+                }
+                guard fill(timeout: 60) else { return false }
+            }
+            guard proxySendAll(out, line) else { return false }
+            let sizeText = String(decoding: line.prefix { $0 != 59 && $0 != 13 }, as: UTF8.self)
+            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else { return false }
+            if size == 0 {
+                // trailer lines until an empty one
+                while true {
+                    while firstCRLF() == nil { guard fill(timeout: 60) else { return false } }
+                    let i = firstCRLF()!
+                    let l = Array(buffer[..<(i + 2)])
+                    buffer.removeSubrange(..<(i + 2))
+                    guard proxySendAll(out, l) else { return false }
+                    if i == 0 { return true }
+                }
+            }
+            guard relay(size + 2, to: out) else { return false }
+        }
+    }
+
+    private func firstCRLF() -> Int? {
+        guard buffer.count >= 2 else { return nil }
+        for i in 0..<(buffer.count - 1) where buffer[i] == 13 && buffer[i + 1] == 10 { return i }
+        return nil
+    }
+}
+
+/// An HTTP/1.x request or response head.
+fileprivate struct HTTPHead {
+    var startLine: String
+    var headers: [(String, String)]
+
+    init?(_ bytes: [UInt8]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        var lines = text.components(separatedBy: "\r\n")
+        while lines.last == "" { lines.removeLast() }
+        guard let first = lines.first, !first.isEmpty else { return nil }
+        startLine = first
+        headers = []
+        for l in lines.dropFirst() {
+            guard let colon = l.firstIndex(of: ":") else { continue }
+            headers.append((String(l[..<colon]), l[l.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+        }
+    }
+
+    var parts: [String] { startLine.split(separator: " ", maxSplits: 2).map(String.init) }
+    var isRequest: Bool { !startLine.hasPrefix("HTTP/") && parts.count == 3 }
+    var method: String { parts.first ?? "" }
+    var target: String { parts.count > 1 ? parts[1] : "" }
+    var status: Int { startLine.hasPrefix("HTTP/") && parts.count > 1 ? Int(parts[1]) ?? 0 : 0 }
+
+    func header(_ name: String) -> String? {
+        headers.first { $0.0.lowercased() == name.lowercased() }?.1
+    }
+
+    var headerMap: [String: String] {
+        var m = [String: String]()
+        for (k, v) in headers { m[k.lowercased()] = v }
+        return m
+    }
+
+    mutating func setHeader(_ name: String, _ value: String) {
+        headers.removeAll { $0.0.lowercased() == name.lowercased() }
+        headers.append((name, value))
+    }
+
+    var bytes: [UInt8] {
+        var s = startLine + "\r\n"
+        for (k, v) in headers { s += "\(k): \(v)\r\n" }
+        s += "\r\n"
+        return Array(s.utf8)
+    }
+}
