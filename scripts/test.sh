@@ -1,7 +1,24 @@
 #!/usr/bin/env bash
-# The whole test suite: unit and integration tests against real processes, sockets and SQLite files.
+# The whole test suite: unit and integration tests against real processes, sockets, SQLite files and a
+# PostgreSQL the tests start themselves; then the fuzzers (bounded) and the benchmark in --quick mode.
+# FUZZ_SECONDS (default 60) bounds each fuzzer; SKIP_FUZZ=1 / SKIP_BENCH=1 leave those steps out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 swift build --build-tests
 swift test --skip-build
+
+echo "== fuzz corpus replay (normal build)"
+.build/debug/tnotes-fuzz-rpc Tests/Fuzz/corpus-rpc/*
+.build/debug/tnotes-fuzz-push Tests/Fuzz/corpus-push/*
+
+if [ "${SKIP_FUZZ:-0}" != 1 ]; then
+  echo "== fuzzing (${FUZZ_SECONDS:-60}s per target)"
+  ./scripts/fuzz.sh
+fi
+
+if [ "${SKIP_BENCH:-0}" != 1 ]; then
+  # Checks that every figure is produced; no pass/fail on speed (the published table comes from a release build).
+  echo "== benchmark, quick mode (debug build)"
+  .build/debug/tnotes-bench --quick --scales 1 --out .build/bench-quick.json
+fi

@@ -38,6 +38,13 @@ struct Bench {
         print(report.markdown())
         try Data(report.json.text.utf8).write(to: URL(fileURLWithPath: out))
         print("\nJSON written to \(out)")
+        // Every figure must have been measured (a speed is never pass/fail here; a missing figure is).
+        let bad = report.figures.filter { !$0.value.isFinite || $0.value <= 0 || ($0.baseline.map { !$0.isFinite || $0 <= 0 } ?? false) }
+        let expected = 2 + scales.count * (4 + 3 * (postgres == nil ? 1 : 2))
+        if !bad.isEmpty || report.figures.count != expected {
+            print("missing or invalid figures: \(bad.map(\.name)); \(report.figures.count) of \(expected) produced")
+            exit(1)
+        }
     }
 
     let bin: String
