@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // SQLite from Debian's libsqlite3-dev.
@@ -78,6 +79,7 @@ let package = Package(
             "TNotesCore", "TNotesSQLite", "TNotesConfig",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

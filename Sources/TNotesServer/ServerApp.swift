@@ -22,6 +22,7 @@ public struct ServerApp: Sendable {
     let auth: TokenAuth
     let settings: Settings
     let logger: Logger
+    let metrics = ServerMetrics()
 
     public init(storage: any ServerStorage, settings: Settings, logger: Logger) async throws {
         let clock = ServerClock(startingAfter: try await storage.newestUpdatedAt())
@@ -35,12 +36,17 @@ public struct ServerApp: Sendable {
 
     public func router() -> Router<BasicRequestContext> {
         let router = Router()
-        router.add(middleware: AccessLog(logger: logger))
-        let sync = self.sync, legacy = self.legacy, audio = self.audio, auth = self.auth
+        router.add(middleware: AccessLog(logger: logger, metrics: metrics))
+        let sync = self.sync, legacy = self.legacy, audio = self.audio, auth = self.auth, metrics = self.metrics
         let maxBody = settings.maxBodyBytes
 
         router.get("/healthz") { _, _ in
             JSONResponse.make(["status": "ok"])
+        }
+
+        router.get("/metrics") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                     body: .init(byteBuffer: ByteBuffer(bytes: metrics.text())))
         }
 
         router.post("/v1/sync/push") { request, context in
@@ -49,6 +55,7 @@ public struct ServerApp: Sendable {
             let push: PushRequest
             do { push = try PushRequest.decode(body) } catch let e as FieldError { throw APIError.badRequest(e.field, e.reason) }
             let results = try await sync.push(user: user, request: push)
+            for r in results { metrics.pushed(result: r.status) }
             let cursor = try await sync.cursorAfterPush(user: user)
             return JSONResponse.make(["results": .array(results.map(\.json)), "cursor": .string(cursor)])
         }
@@ -61,7 +68,9 @@ public struct ServerApp: Sendable {
                 guard let n = Int(l), n >= 1 else { throw APIError.badRequest("limit", "must be a positive integer") }
                 limit = min(n, SyncService.maxPullLimit)
             }
-            return JSONResponse.make(try await sync.pull(user: user, cursor: q.get("cursor"), limit: limit))
+            let page = try await sync.pull(user: user, cursor: q.get("cursor"), limit: limit)
+            metrics.pulled(page["changes"]?.arrayValue?.count ?? 0)
+            return JSONResponse.make(page)
         }
 
         router.put("/v1/audio/:sermonId") { request, context in
@@ -69,15 +78,16 @@ public struct ServerApp: Sendable {
             let sermonId = try Self.sermonId(context)
             let declared = try AudioStore.declaredDigest(request.headers)
             let info = try await audio.put(user: user, sermonId: sermonId, request: request, declared: declared, now: sync.stamp())
+            metrics.audio(direction: "in", bytes: info.sizeBytes)
             return JSONResponse.make(["sermonId": .string(info.sermonId), "sha256": .string(info.sha256),
                                       "sizeBytes": .int(info.sizeBytes)], status: .created)
         }
 
         router.get("/v1/audio/:sermonId") { request, context in
-            try await Self.serveAudio(request, context, auth: auth, audio: audio, head: false)
+            try await Self.serveAudio(request, context, auth: auth, audio: audio, head: false, metrics: metrics)
         }
         router.head("/v1/audio/:sermonId") { request, context in
-            try await Self.serveAudio(request, context, auth: auth, audio: audio, head: true)
+            try await Self.serveAudio(request, context, auth: auth, audio: audio, head: true, metrics: metrics)
         }
 
         // Legacy endpoints (seed 000 §5).
@@ -153,8 +163,8 @@ public struct ServerApp: Sendable {
         }
     }
 
-    static func serveAudio(_ request: Request, _ context: BasicRequestContext, auth: TokenAuth, audio: AudioStore, head: Bool)
-        async throws -> Response
+    static func serveAudio(_ request: Request, _ context: BasicRequestContext, auth: TokenAuth, audio: AudioStore, head: Bool,
+                           metrics: ServerMetrics) async throws -> Response
     {
         let user = try await auth.user(request)
         let sermonId = try sermonId(context)
@@ -178,14 +188,16 @@ public struct ServerApp: Sendable {
         let length = info.sizeBytes == 0 ? 0 : span.upperBound - span.lowerBound + 1
         headers[.contentLength] = String(length)
         if head || length == 0 { return Response(status: status, headers: headers, body: .init()) }
+        metrics.audio(direction: "out", bytes: length)
         let body = try await FileIO().loadFile(path: path, range: Int(span.lowerBound)...Int(span.upperBound), context: context)
         return Response(status: status, headers: headers, body: body)
     }
 }
 
-/// One log line per request; never the Authorization header.
+/// One log line per request (never the Authorization header), and the request counter.
 struct AccessLog: RouterMiddleware {
     let logger: Logger
+    let metrics: ServerMetrics
 
     func handle(_ request: Request, context: BasicRequestContext, next: (Request, BasicRequestContext) async throws -> Response)
         async throws -> Response
@@ -206,6 +218,7 @@ struct AccessLog: RouterMiddleware {
     }
 
     func log(_ request: Request, status: Int, start: ContinuousClock.Instant) {
+        metrics.request(method: request.method.rawValue, status: status)
         let ms = (ContinuousClock.now - start).components
         let millis = Double(ms.seconds) * 1000 + Double(ms.attoseconds) / 1e15
         logger.info("\(request.method) \(request.uri.path) \(status)", metadata: ["ms": "\(Int(millis))"])
