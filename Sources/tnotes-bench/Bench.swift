@@ -2,11 +2,12 @@ import Foundation
 import Logging
 import TNotesCore
 import TNotesStore
+import TNotesTestSupport
 
 /// tnotes-bench: speed, scale and memory of the real processes, each figure next to a baseline measured
 /// in the same run on the same machine (absolute times on shared machines are noise; ratios are not).
 ///
-///   swift run -c release tnotes-bench [--quick] [--scales 1,4,16] [--out bench.json] [--postgres URL]
+///   swift run -c release tnotes-bench [--quick] [--scales 1,4,16] [--out bench.json] [--postgres URL|auto]
 @main
 struct Bench {
     static func main() throws {
@@ -20,7 +21,11 @@ struct Bench {
         let quick = args.contains("--quick")
         let out = option("--out") ?? "bench-results.json"
         let scales = (option("--scales") ?? (quick ? "1,4" : "1,4,16")).split(separator: ",").compactMap { Int($0) }
-        let postgres = option("--postgres")
+        var postgres = option("--postgres")
+        if postgres == "auto" {
+            // A throwaway cluster on loopback (initdb in a temp dir), as the tests use; one database per scale run.
+            postgres = try PostgresServer.shared.get().makeDatabase()
+        }
         let base = quick ? Sizes(sermons: 100, notesPerSermon: 10) : Sizes(sermons: 10_000, notesPerSermon: 10)
         let bench = try Bench(quick: quick)
         var report = Report(machine: Report.machineLine(), quick: quick)
@@ -40,7 +45,7 @@ struct Bench {
         print("\nJSON written to \(out)")
         // Every figure must have been measured (a speed is never pass/fail here; a missing figure is).
         let bad = report.figures.filter { !$0.value.isFinite || $0.value <= 0 || ($0.baseline.map { !$0.isFinite || $0 <= 0 } ?? false) }
-        let expected = 2 + scales.count * (4 + 3 * (postgres == nil ? 1 : 2))
+        let expected = 2 + scales.count * (4 + 5 * (postgres == nil ? 1 : 2))
         if !bad.isEmpty || report.figures.count != expected {
             print("missing or invalid figures: \(bad.map(\.name)); \(report.figures.count) of \(expected) produced")
             exit(1)
@@ -220,10 +225,10 @@ struct Bench {
         try Wait.forSocket("\(sd)/b.sock")
         let ca = try LineSocket(path: "\(sd)/a.sock"), cb = try LineSocket(path: "\(sd)/b.sock")
         let idleRss = db.rssKiB
-        let t = try timed {
-            _ = try ca.call("sync.now", ["wait": true])
-            _ = try cb.call("sync.now", ["wait": true])
-        }
+        let pushTime = try timed { _ = try ca.call("sync.now", ["wait": true]) }
+        let pullTime = try timed { _ = try cb.call("sync.now", ["wait": true]) }
+        let t = pushTime + pullTime
+        let changes = Double(sizes.sermons * 2 + sizes.notes)
         let onB = try cb.call("sermon.list", ["limit": 1])
         guard onB["items"]?.arrayValue?.isEmpty == false else { throw BenchError("B has no sermons after the sync") }
         let afterRss = db.rssKiB
@@ -232,6 +237,10 @@ struct Bench {
             Figure(name: "full sync A→B via server, \(backend) (\(scale)×)", value: t, unit: "s", baseline: baseline,
                    baselineName: "same JSON over loopback HTTP + bulk SQLite insert", target: "< 5 s at 1× on SQLite",
                    higherIsBetter: false),
+            Figure(name: "push throughput A→server, \(backend) (\(scale)×)", value: changes / pushTime, unit: "changes/s",
+                   target: nil, higherIsBetter: true),
+            Figure(name: "pull throughput server→B, \(backend) (\(scale)×)", value: changes / pullTime, unit: "changes/s",
+                   target: nil, higherIsBetter: true),
             Figure(name: "tnotesd RSS idle, empty store", value: Double(idleRss) / 1024, unit: "MiB", target: "< 25 MB", higherIsBetter: false),
             Figure(name: "tnotesd RSS after full sync (\(scale)×, \(backend))", value: Double(afterRss) / 1024, unit: "MiB",
                    target: nil, higherIsBetter: false),
