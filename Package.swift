@@ -106,13 +106,14 @@ let package = Package(
         ]),
         // libFuzzer targets (built with -sanitize=fuzzer -DFUZZING by scripts/fuzz.sh); a normal build replays the corpus.
         .target(name: "CFuzzSupport"),
+        .target(name: "TNotesFuzzSupport", dependencies: ["CFuzzSupport"]),
         .executableTarget(name: "tnotes-fuzz-rpc", dependencies: [
-            "CFuzzSupport", "TNotesCore", "TNotesRPC", .product(name: "Logging", package: "swift-log"),
+            "TNotesFuzzSupport", "TNotesCore", "TNotesRPC", .product(name: "Logging", package: "swift-log"),
         ]),
-        .executableTarget(name: "tnotes-fuzz-push", dependencies: ["CFuzzSupport", "TNotesCore"]),
+        .executableTarget(name: "tnotes-fuzz-push", dependencies: ["TNotesFuzzSupport", "TNotesCore"]),
         // One harness for every integration test: process launcher, socket client.
         .target(name: "TNotesTestSupport", dependencies: ["TNotesCore"], path: "Tests/TNotesTestSupport"),
-        .testTarget(name: "TNotesCoreTests", dependencies: ["TNotesCore"]),
+        .testTarget(name: "TNotesCoreTests", dependencies: ["TNotesCore", "TNotesTestSupport"]),
         .testTarget(name: "TNotesStoreTests", dependencies: ["TNotesStore", "TNotesCore", "TNotesTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "TNotesDaemonTests", dependencies: ["TNotesTestSupport", "TNotesCore", "tnotesd"]),

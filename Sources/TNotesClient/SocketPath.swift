@@ -1,3 +1,5 @@
+import TNotesCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -9,9 +11,7 @@ public enum SocketPath {
     /// The socket a client looks for when told nothing else: `$XDG_RUNTIME_DIR/tnotes/tnotesd.sock`;
     /// as root without XDG `/run/tnotes/tnotesd.sock`; else `/tmp/tnotes-<uid>/tnotesd.sock`.
     public static func defaultPath(env: [String: String], uid: UInt32) -> String {
-        if let r = env["XDG_RUNTIME_DIR"], !r.isEmpty { return "\(r)/tnotes/tnotesd.sock" }
-        if uid == 0 { return "/run/tnotes/tnotesd.sock" }
-        return "/tmp/tnotes-\(uid)/tnotesd.sock"
+        ProcessEnvironment.defaultSocketPath(env: env, uid: uid)
     }
 
     /// The socket to use: `flag` (`--socket`) > `$TNOTES_SOCKET` > `socket_path` in the daemon's config
@@ -83,13 +83,4 @@ public func defaultSocketPath(env: [String: String], uid: UInt32) -> String {
 }
 
 /// The process environment as a dictionary (without Foundation).
-public func currentEnvironment() -> [String: String] {
-    var out = [String: String]()
-    var p = environ
-    while let entry = p.pointee {
-        let s = String(cString: entry)
-        if let eq = s.firstIndex(of: "=") { out[String(s[..<eq])] = String(s[s.index(after: eq)...]) }
-        p += 1
-    }
-    return out
-}
+public func currentEnvironment() -> [String: String] { ProcessEnvironment.current }

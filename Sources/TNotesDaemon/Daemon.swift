@@ -33,7 +33,7 @@ public struct Daemon {
     }
 
     /// Reads the config file named by flag/env, or the default one if it exists (none at all is valid).
-    public static func loadConfig(overrides: DaemonPaths.Overrides, env: [String: String] = Environment.current)
+    public static func loadConfig(overrides: DaemonPaths.Overrides, env: [String: String] = ProcessEnvironment.current)
         throws(ConfigError) -> (DaemonConfig, DaemonPaths)
     {
         let uid = getuid()
@@ -89,7 +89,7 @@ public struct Daemon {
     }
 
     public func run() async throws {
-        let env = Environment.current
+        let env = ProcessEnvironment.current
         // Everything the daemon creates (db, audio, backups, socket) is for its owner alone.
         umask(0o077)
         try DaemonPaths.makeDirectory(paths.dataDir)

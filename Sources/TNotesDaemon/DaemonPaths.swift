@@ -1,3 +1,5 @@
+import TNotesCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -65,9 +67,7 @@ public struct DaemonPaths: Sendable, Equatable {
 
     /// The socket clients look for when told nothing else (the CLI uses the same rule).
     public static func defaultSocket(env: [String: String], uid: UInt32) -> String {
-        if let r = env["XDG_RUNTIME_DIR"], !r.isEmpty { return "\(r)/tnotes/tnotesd.sock" }
-        if uid == 0 { return "/run/tnotes/tnotesd.sock" }
-        return "/tmp/tnotes-\(uid)/tnotesd.sock"
+        ProcessEnvironment.defaultSocketPath(env: env, uid: uid)
     }
 
     static func home(_ env: [String: String]) -> String {
@@ -77,8 +77,8 @@ public struct DaemonPaths: Sendable, Equatable {
     }
 
     static func expandTilde(_ path: String) -> String {
-        if path == "~" { return home(Environment.current) }
-        if path.hasPrefix("~/") { return home(Environment.current) + path.dropFirst(1) }
+        if path == "~" { return home(ProcessEnvironment.current) }
+        if path.hasPrefix("~/") { return home(ProcessEnvironment.current) + path.dropFirst(1) }
         return path
     }
 
@@ -120,18 +120,6 @@ public struct DaemonPaths: Sendable, Equatable {
     }
 }
 
-public enum Environment {
-    public static var current: [String: String] {
-        var out = [String: String]()
-        var p = environ
-        while let entry = p.pointee {
-            let s = String(cString: entry)
-            if let eq = s.firstIndex(of: "=") { out[String(s[..<eq])] = String(s[s.index(after: eq)...]) }
-            p += 1
-        }
-        return out
-    }
-}
 
 public enum DaemonError: Error, CustomStringConvertible {
     case startup(String)

@@ -78,11 +78,4 @@ final class InstanceGuard {
     }
 }
 
-extension String {
-    var trimmingSpaces: String {
-        var s = Substring(self)
-        while let f = s.first, f.isWhitespace { s = s.dropFirst() }
-        while let l = s.last, l.isWhitespace { s = s.dropLast() }
-        return String(s)
-    }
-}
+import TNotesCore

@@ -1,4 +1,5 @@
 import TNotesConfig
+import TNotesCore
 
 #if canImport(Glibc)
 import Glibc

@@ -158,11 +158,5 @@ public struct SyncClient: Sendable {
 }
 
 extension String {
-    var trimmingSpaces: String {
-        var s = Substring(self)
-        while let f = s.first, f.isWhitespace { s = s.dropFirst() }
-        while let l = s.last, l.isWhitespace { s = s.dropLast() }
-        return String(s)
-    }
     fileprivate var leftPadded: String { count == 1 ? "0" + self : self }
 }

@@ -1,6 +1,6 @@
 import Dispatch
 import Logging
-import CFuzzSupport
+import TNotesFuzzSupport
 import TNotesCore
 import TNotesRPC
 
@@ -8,8 +8,7 @@ import TNotesRPC
 // framing does, and each line goes through JSON-RPC decoding, dispatch and param validation against a
 // table that uses every field type the daemon's methods use. Nothing is stored: handlers only echo.
 //
-// Fuzz:   swift build --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING \
-//           --product tnotes-fuzz-rpc && .build-fuzz/debug/tnotes-fuzz-rpc -max_total_time=60 CORPUS_DIR
+// Fuzz:   FUZZ_SECONDS=60 scripts/fuzz.sh (coverage + ASan build, libFuzzer through TNotesFuzzSupport)
 // Replay: tnotes-fuzz-rpc FILE… (a normal build runs the committed corpus through the same code).
 
 let table: MethodTable = {
@@ -69,44 +68,6 @@ func runOne(_ bytes: [UInt8]) {
 @main
 struct Entry {
     static func main() {
-        #if FUZZING
-        // libFuzzer drives: SwiftPM keeps this main, so libFuzzer is entered through LLVMFuzzerRunDriver.
-        var argc = CommandLine.argc
-        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
-            runOne(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
-            return 0
-        })
-        #else
-        replay()
-        #endif
-    }
-
-    static func replay() {
-        var count = 0
-        for path in CommandLine.arguments.dropFirst() {
-            guard let bytes = readAll(path) else { continue }
-            runOne(bytes)
-            count += 1
-        }
-        print("replayed \(count) input(s) without a crash")
+        FuzzEntry.main(runOne)
     }
 }
-
-
-func readAll(_ path: String) -> [UInt8]? {
-    guard let f = fopen(path, "rb") else { return nil }
-    defer { fclose(f) }
-    var out = [UInt8]()
-    var buf = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let n = fread(&buf, 1, buf.count, f)
-        if n <= 0 { break }
-        out += buf[0..<n]
-    }
-    return out
-}
-
-#if canImport(Glibc)
-import Glibc
-#endif

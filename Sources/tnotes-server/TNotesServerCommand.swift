@@ -43,6 +43,16 @@ struct StorageOptions: ParsableArguments {
     }
 }
 
+extension StorageOptions {
+    /// The storage these options name, migrated, for the one-shot user commands.
+    func openMigrated() async throws -> any ServerStorage {
+        let (_, _, db) = try load()
+        let store = try StorageFactory.open(url: db, logger: Logger(label: "tnotes-server"))
+        try await store.migrate()
+        return store
+    }
+}
+
 func fail(_ message: String, code: Int32) -> Never {
     FileHandle.standardError.write(Data((message + "\n").utf8))
     exit(code)
@@ -111,9 +121,7 @@ struct User: AsyncParsableCommand {
         @Argument(help: "User name.") var name: String
 
         func run() async throws {
-            let (_, _, db) = try storage.load()
-            let store = try StorageFactory.open(url: db, logger: Logger(label: "tnotes-server"))
-            try await store.migrate()
+            let store = try await storage.openMigrated()
             let token = TokenAuth.newToken()
             do {
                 try await store.createUser(name: name, tokenHash: TokenAuth.hash(token), at: Timestamp.now())
@@ -132,9 +140,7 @@ struct User: AsyncParsableCommand {
         @OptionGroup var storage: StorageOptions
 
         func run() async throws {
-            let (_, _, db) = try storage.load()
-            let store = try StorageFactory.open(url: db, logger: Logger(label: "tnotes-server"))
-            try await store.migrate()
+            let store = try await storage.openMigrated()
             for u in try await store.users() {
                 print("\(u.name)\tcreated \(u.createdAt)\(u.revokedAt.map { "\trevoked \($0)" } ?? "")")
             }
@@ -148,9 +154,7 @@ struct User: AsyncParsableCommand {
         @Argument(help: "User name.") var name: String
 
         func run() async throws {
-            let (_, _, db) = try storage.load()
-            let store = try StorageFactory.open(url: db, logger: Logger(label: "tnotes-server"))
-            try await store.migrate()
+            let store = try await storage.openMigrated()
             let done = try await store.revokeUser(name: name, at: Timestamp.now())
             await store.close()
             if !done { fail("tnotes-server: no active user \(name)", code: 1) }

@@ -1,5 +1,6 @@
 import Testing
 import TNotesCore
+import TNotesTestSupport
 
 @Suite struct MergeRuleTests {
     let t0 = "2025-11-06T10:00:00.000Z"

@@ -1,5 +1,6 @@
 import Testing
 import TNotesCore
+import TNotesTestSupport
 
 @Suite struct TimestampTests {
     @Test func formatsCanonically() {

@@ -19,7 +19,7 @@ struct ConvergenceTests {
         defer { rig.stop() }
         let proxy = try #require(rig.proxy)
         let clients = try (0..<3).map { try rig.rpc($0) }
-        var rng = SeededRandom(seed: 0x7e57)
+        var rng = SeededRNG(seed: 0x7e57)
         var sermons = [[String]](repeating: [], count: 3)   // ids each device knows it made
         var notes = [[String]](repeating: [], count: 3)
         var acknowledgedChat = Set<String>()
@@ -127,18 +127,5 @@ struct ConvergenceTests {
 
     static func strip(_ j: JSON) -> String {
         j.removing("syncState", "notes", "transcript", "summary", "audio").text
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so a failing run can be replayed.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
