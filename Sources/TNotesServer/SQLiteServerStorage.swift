@@ -129,7 +129,8 @@ public final class SQLiteServerStorage: ServerStorage, @unchecked Sendable {
         func children(_ collection: RecordCollection, sermonId: String) async throws
             -> [(version: RecordVersion, body: [String: JSON])]
         {
-            try db.query("SELECT updated_at, device_id, body FROM records WHERE user_id = ? AND sermon_id = ? AND collection = ?",
+            // INDEXED BY: the primary key's (user, collection) prefix would scan all of the user's notes.
+            try db.query("SELECT updated_at, device_id, body FROM records INDEXED BY records_by_sermon WHERE user_id = ? AND sermon_id = ? AND collection = ?",
                          [.int(user), .text(sermonId), .text(collection.rawValue)]).map(Self.decode)
         }
 
