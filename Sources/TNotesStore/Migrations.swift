@@ -65,6 +65,11 @@ public enum Migrations {
             ) WITHOUT ROWID;
             CREATE INDEX outbox_by_state ON outbox(state, seq);
             """),
+        Migration(version: 3, summary: "outbox entries by record", sql: """
+            -- Settling a pushed entry asks whether its record still has queued entries; without this
+            -- index that question scanned the whole outbox, which made a large push quadratic.
+            CREATE INDEX outbox_by_record ON outbox(collection, record_id, state);
+            """),
     ]
 
     public static var latestVersion: Int { all.last!.version }

@@ -31,23 +31,23 @@ struct Bench {
         var report = Report(machine: Report.machineLine(), quick: quick)
         defer { bench.cleanup() }
 
-        print("tnotes-bench \(quick ? "(quick)" : "") — binaries: \(bench.bin)")
+        say("tnotes-bench \(quick ? "(quick)" : "") — binaries: \(bench.bin)")
         report.add(try bench.durableWrites(count: quick ? 300 : 3000))
         for scale in scales {
             let sizes = base.scaled(scale)
-            print("scale \(scale)×: \(sizes.sermons) sermons, \(sizes.notes) notes, \(sizes.sermons) transcripts")
+            say("scale \(scale)×: \(sizes.sermons) sermons, \(sizes.notes) notes, \(sizes.sermons) transcripts")
             let figures = try bench.scaleRun(sizes: sizes, scale: scale, postgres: postgres, quick: quick)
             for f in figures { report.add(f) }
         }
-        print("")
-        print(report.markdown())
+        say("")
+        say(report.markdown())
         try Data(report.json.text.utf8).write(to: URL(fileURLWithPath: out))
-        print("\nJSON written to \(out)")
+        say("\nJSON written to \(out)")
         // Every figure must have been measured (a speed is never pass/fail here; a missing figure is).
         let bad = report.figures.filter { !$0.value.isFinite || $0.value <= 0 || ($0.baseline.map { !$0.isFinite || $0 <= 0 } ?? false) }
         let expected = 2 + scales.count * (4 + 5 * (postgres == nil ? 1 : 2))
         if !bad.isEmpty || report.figures.count != expected {
-            print("missing or invalid figures: \(bad.map(\.name)); \(report.figures.count) of \(expected) produced")
+            say("missing or invalid figures: \(bad.map(\.name)); \(report.figures.count) of \(expected) produced")
             exit(1)
         }
     }
@@ -129,7 +129,7 @@ struct Bench {
         let d = "\(dir)/scale\(scale)"
         try FileManager.default.createDirectory(atPath: "\(d)/a", withIntermediateDirectories: true)
         let seedTime = try timed { try Seeder.seed(dataDir: "\(d)/a/data", sizes: sizes) }
-        print("  seeded device A in \(String(format: "%.1f", seedTime)) s")
+        say("  seeded device A in \(String(format: "%.1f", seedTime)) s")
         let records = sizes.sermons * 2 + sizes.notes
 
         // Start time with the seeded store.
@@ -175,6 +175,32 @@ struct Bench {
         return figures
     }
 
+    /// Starts a sync and waits until a sync that began after the call has finished with nothing pending.
+    static func syncToCompletion(_ c: LineSocket, timeout: Double = 1800) throws {
+        let before = try c.call("sync.status", .null)["lastSuccessAt"] ?? .null
+        _ = try c.call("sync.now", ["wait": false])
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let s = try c.call("sync.status", .null)
+            if s["state"] == "idle", s["pendingOps"]?.int64Value == 0, let last = s["lastSuccessAt"], !last.isNull, last != before {
+                return
+            }
+            usleep(20_000)
+        }
+        throw BenchError("sync did not finish within \(timeout) s")
+    }
+
+    /// Waits until the device has pushed everything (nothing pending, idle, a sync has succeeded).
+    static func waitDrained(_ c: LineSocket, timeout: Double = 1800) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let s = try c.call("sync.status", .null)
+            if s["state"] == "idle", s["pendingOps"]?.int64Value == 0, !(s["lastSuccessAt"]?.isNull ?? true) { return }
+            usleep(20_000)
+        }
+        throw BenchError("the outbox did not drain within \(timeout) s")
+    }
+
     func pipeline(path: String, line: [UInt8], count: Int) throws -> Double {
         let s = try LineSocket(path: path)
         var lines = [UInt8]()
@@ -215,18 +241,23 @@ struct Bench {
         let config = "[sync]\nserver_url = \"\(url)\"\ninterval = 3600\n"
         try Data(config.utf8).write(to: URL(fileURLWithPath: "\(sd)/tnotesd.toml"))
         let env = ["TNOTES_TOKEN": token]
-        let da = try Child("\(bin)/tnotesd", ["--config", "\(sd)/tnotesd.toml", "--data-dir", "\(a)/data", "--socket", "\(sd)/a.sock",
-                                              "--log-level", "warning"], env: env, log: "\(sd)/a.log")
-        defer { da.stop() }
+        // B first (empty, for the idle figure); then A, timed from its start: its startup sync pushes at once.
         let db = try Child("\(bin)/tnotesd", ["--config", "\(sd)/tnotesd.toml", "--data-dir", "\(b)/data", "--socket", "\(sd)/b.sock",
                                               "--log-level", "warning"], env: env, log: "\(sd)/b.log")
         defer { db.stop() }
-        try Wait.forSocket("\(sd)/a.sock")
         try Wait.forSocket("\(sd)/b.sock")
-        let ca = try LineSocket(path: "\(sd)/a.sock"), cb = try LineSocket(path: "\(sd)/b.sock")
+        let cb = try LineSocket(path: "\(sd)/b.sock")
+        usleep(500_000)
         let idleRss = db.rssKiB
-        let pushTime = try timed { _ = try ca.call("sync.now", ["wait": true]) }
-        let pullTime = try timed { _ = try cb.call("sync.now", ["wait": true]) }
+        let pushStart = Date()
+        let da = try Child("\(bin)/tnotesd", ["--config", "\(sd)/tnotesd.toml", "--data-dir", "\(a)/data", "--socket", "\(sd)/a.sock",
+                                              "--log-level", "warning"], env: env, log: "\(sd)/a.log")
+        defer { da.stop() }
+        try Wait.forSocket("\(sd)/a.sock")
+        let ca = try LineSocket(path: "\(sd)/a.sock")
+        try Self.waitDrained(ca)
+        let pushTime = Date().timeIntervalSince(pushStart)
+        let pullTime = try timed { try Self.syncToCompletion(cb) }
         let t = pushTime + pullTime
         let changes = Double(sizes.sermons * 2 + sizes.notes)
         let onB = try cb.call("sermon.list", ["limit": 1])
@@ -285,4 +316,10 @@ final class ErrorBox: @unchecked Sendable {
     private var v: String?
     var value: String? { lock.lock(); defer { lock.unlock() }; return v }
     func set(_ s: String) { lock.lock(); v = s; lock.unlock() }
+}
+
+/// print, flushed at once: progress lines appear as they happen, also when output goes to a file.
+func say(_ text: String = "") {
+    print(text)
+    fflush(nil)
 }
