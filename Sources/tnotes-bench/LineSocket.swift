@@ -54,7 +54,11 @@ final class LineSocket: @unchecked Sendable {
 
     func call(_ method: String, _ params: JSON) throws -> JSON {
         nextId += 1
-        let req: JSON = ["jsonrpc": "2.0", "id": .int(Int64(nextId)), "method": .string(method), "params": params]
+        var req: JSON = ["jsonrpc": "2.0", "id": .int(Int64(nextId)), "method": .string(method)]
+        if !params.isNull, case .object(var o) = req {
+            o["params"] = params
+            req = .object(o)
+        }
         send(req.bytes + [0x0A])
         guard let line = readLine() else { throw BenchError("connection closed") }
         let reply = try JSON.parse(Array(line))

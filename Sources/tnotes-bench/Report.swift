@@ -29,8 +29,12 @@ struct Report {
     let quick: Bool
     var figures = [Figure]()
 
-    mutating func add(_ f: [Figure]) { figures += f }
-    mutating func add(_ f: Figure) { figures.append(f) }
+    mutating func add(_ f: [Figure]) { for x in f { add(x) } }
+    mutating func add(_ f: Figure) {
+        figures.append(f)
+        print("  \(f.name): \(Self.format(f.value)) \(f.unit)" + (f.baseline.map { " (baseline \(Self.format($0)))" } ?? ""))
+        fflush(nil)
+    }
 
     static func machineLine() -> String {
         let cpus = ProcessInfo.processInfo.activeProcessorCount
