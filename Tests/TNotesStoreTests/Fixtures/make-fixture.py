@@ -1,0 +1,33 @@
+#!/usr/bin/env python3
+"""Makes the fixture of schema version N (N >= 2): v(N-1).sqlite with migration step N applied exactly as
+Sources/TNotesStore/Migrations.swift has it, plus rows for what that step adds. Usage: make-fixture.py N.
+Regenerate only when adding a fixture; released fixtures never change. (v1 comes from make-v1-fixture.py.)"""
+import os, re, shutil, sqlite3, sys
+
+# Rows that exercise what a step adds, so the upgrade test has data to keep.
+EXTRA_ROWS = {
+    2: lambda db: db.execute(
+        "INSERT INTO audio_files(sermon_id,path,sha256,size_bytes,local_available,uploaded,updated_at) VALUES (?,?,?,?,?,?,?)",
+        (sid(db), '/var/lib/tnotes/audio/%s.m4a' % sid(db), 'ab' * 32, 5242880, 1, 0, '2025-11-06T12:00:00.000Z')),
+}
+
+def sid(db):
+    return db.execute("SELECT id FROM records WHERE collection='sermons' AND deleted_at IS NULL LIMIT 1").fetchone()[0]
+
+def main(n):
+    here = os.path.dirname(os.path.abspath(__file__))
+    src = open(os.path.join(here, '../../../Sources/TNotesStore/Migrations.swift')).read()
+    steps = dict(re.findall(r'Migration\(version: (\d+), summary: "[^"]*", sql: """\n(.*?)"""\)', src, re.S))
+    out = os.path.join(here, 'v%d.sqlite' % n)
+    shutil.copy(os.path.join(here, 'v%d.sqlite' % (n - 1)), out)
+    db = sqlite3.connect(out)
+    db.executescript(steps[str(n)])
+    if n in EXTRA_ROWS:
+        EXTRA_ROWS[n](db)
+    db.execute("PRAGMA user_version=%d" % n)
+    db.commit()
+    db.execute("VACUUM")
+    db.close()
+
+if __name__ == '__main__':
+    main(int(sys.argv[1]))
