@@ -123,6 +123,44 @@ struct SystemdTests {
         #expect(!FileManager.default.fileExists(atPath: dir.file("not-used.sock")))
     }
 
+    @Test("MemoryDenyWriteExecute holds for the Swift runtime: tnotesd serves under the kernel's MDWE policy",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+    func memoryDenyWriteExecute() throws {
+        // PR_SET_MDWE (Linux ≥ 6.3) refuses any mapping that is, or becomes, writable and executable: the
+        // policy MemoryDenyWriteExecute=yes applies. Set it, then exec tnotesd, then use it.
+        let dir = TempDirectory()
+        let wrapper = """
+            import ctypes, os, sys
+            libc = ctypes.CDLL(None, use_errno=True)
+            if libc.prctl(65, 1, 0, 0, 0) != 0:
+                print("mdwe-unsupported", ctypes.get_errno()); sys.stdout.flush(); sys.exit(0)
+            os.execv(sys.argv[1], sys.argv[1:])
+            """
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        p.arguments = ["-c", wrapper, Binaries.path("tnotesd"), "--data-dir", dir.file("data"), "--socket", dir.file("s.sock")]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        let deadline = Date().addingTimeInterval(30)
+        while p.isRunning && !SocketProbe.accepts(dir.file("s.sock")) && Date() < deadline { usleep(20_000) }
+        if !p.isRunning {
+            let said = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            try #require(said.contains("mdwe-unsupported"), "tnotesd died under MDWE (status \(p.terminationStatus))")
+            print("MDWE not supported by this kernel; skipped")
+            return
+        }
+        let c = try RPCClient(path: dir.file("s.sock"))
+        #expect(try c.call("sermon.create", ["title": "under MDWE"])["title"] == "under MDWE")
+        #expect(try c.call("rpc.discover")["openrpc"] != nil)
+        kill(p.processIdentifier, SIGTERM)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        print("MemoryDenyWriteExecute: tnotesd ran and answered under PR_SET_MDWE")
+    }
+
     @Test("DESTDIR=… make install lays out binaries, units and example configs")
     func makeInstall() throws {
         let dest = TempDirectory()
