@@ -63,7 +63,7 @@ struct ConvergenceTests {
                     _ = try? c.call("note.delete", ["id": .string(id)])
                 }
             }
-            usleep(op % 25 == 0 ? 200_000 : 20_000)
+            usleep(op % 25 == 0 ? 200_000 : 40_000)
         }
         let injected = proxy.faultsInjected
         proxy.passThrough()
