@@ -6,7 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 swift build --build-tests
-swift test --skip-build
+# One test at a time: integration tests start processes and wait on them; in parallel on a small CI
+# machine their timeouts would measure the load, not the product.
+swift test --skip-build --no-parallel
 
 echo "== fuzz corpus replay (normal build)"
 .build/debug/tnotes-fuzz-rpc Tests/Fuzz/corpus-rpc/*

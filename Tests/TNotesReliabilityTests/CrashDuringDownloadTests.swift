@@ -24,8 +24,9 @@ struct CrashDuringDownloadTests {
             try ca.call("sermon.get", ["id": .string(id)])["audio"]?["uploaded"] == true
         })
 
-        // Slow B's downloads down (a little latency per request) so that kills land inside them.
+        // Slow B's downloads down (40 MiB at 16 MiB/s: about 2.5 s each) so that kills land inside them.
         proxy.latency = 0.05
+        proxy.responseBytesPerSecond = 16 << 20
         let b = rig.b
         var rng = SystemRandomNumberGenerator()
         var kills = 0, killsWithPartial = 0
@@ -38,9 +39,11 @@ struct CrashDuringDownloadTests {
             b.kill9()
             kills += 1
             try b.start()
-            if try b.client().call("audio.path", ["sermonId": .string(id)])["localAvailable"] == true { break }
+            // Before B's first pull has landed B does not know the sermon yet (not found): keep going.
+            if (try? b.client().call("audio.path", ["sermonId": .string(id)]))?["localAvailable"] == true { break }
         }
         proxy.latency = 0
+        proxy.responseBytesPerSecond = nil
         try b.client().call("sync.now", ["wait": true])
         var path: String?
         #expect(try eventually(timeout: 90, every: 0.2) {
@@ -53,6 +56,7 @@ struct CrashDuringDownloadTests {
         #expect(got == sha, "B kept a file that is not the original")
         let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: audioDir))?.filter { $0.hasSuffix(".download") } ?? []
         #expect(leftovers.isEmpty, "partial downloads left behind: \(leftovers)")
+        #expect(killsWithPartial > 0, "no kill landed inside a download; the test proved nothing")
         print("crash-during-download: kills: \(kills), kills with a partial file on disk: \(killsWithPartial), final sha256 matches: \(got == sha)")
     }
 }

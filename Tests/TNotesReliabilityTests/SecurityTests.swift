@@ -29,6 +29,10 @@ struct SecurityTests {
                     data += chunk
             except socket.timeout:
                 pass
+            except ConnectionResetError:
+                # The daemon closes right after its refusal; our unread request makes the kernel report a
+                # reset once the refusal has been read.
+                pass
             print("reply", data.decode(errors="replace").strip())
             """
         return try ProcessRunner.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups",

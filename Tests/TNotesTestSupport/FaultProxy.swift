@@ -79,6 +79,7 @@ public final class FaultProxy: @unchecked Sendable {
     private var upstream: (host: String, port: Int)
     private var rules: [Rule] = []
     private var latencySeconds: Double = 0
+    private var responseRate: Int?
     private var rewriter: Rewriter?
     private var seenLog: [Seen] = []
     private var faultCount = 0
@@ -146,6 +147,13 @@ public final class FaultProxy: @unchecked Sendable {
         set { lock.withLock { latencySeconds = newValue } }
     }
 
+    /// Caps how fast response bodies flow to clients, in bytes per second (nil: as fast as they come), so a
+    /// test can make a large download last long enough to be interrupted.
+    public var responseBytesPerSecond: Int? {
+        get { lock.withLock { responseRate } }
+        set { lock.withLock { responseRate = newValue } }
+    }
+
     public func setRewriter(_ r: Rewriter?) { lock.withLock { rewriter = r } }
 
     /// Points the proxy at another upstream port (e.g. a restarted server).
@@ -174,13 +182,23 @@ public final class FaultProxy: @unchecked Sendable {
 
     /// Stops listening and cuts every open connection.
     public func stop() {
-        let fds: [Int32] = lock.withLock {
-            if stopped { return [] }
+        // Under the lock, like every close of a tracked fd: a number shut down here must still be ours, never
+        // one that a handler just closed and another test's socket already reuses (that cut an unrelated
+        // RPC connection once, seen as EPIPE far away in another suite).
+        lock.withLock {
+            if stopped { return }
             stopped = true
-            return Array(openFds)
+            shutdown(listenFd, Int32(SHUT_RDWR))
+            for fd in openFds { shutdown(fd, Int32(SHUT_RDWR)) }
         }
-        shutdown(listenFd, Int32(SHUT_RDWR))
-        for fd in fds { shutdown(fd, Int32(SHUT_RDWR)) }
+    }
+
+    /// Forgets and closes a tracked fd in one step under the lock (see `stop`).
+    private func closeTracked(_ fd: Int32) {
+        lock.withLock {
+            openFds.remove(fd)
+            close(fd)
+        }
     }
 
     private var isStopped: Bool { lock.withLock { stopped } }
@@ -206,10 +224,10 @@ public final class FaultProxy: @unchecked Sendable {
             guard ok else { close(c); break }
             Thread.detachNewThread { [self] in
                 handle(client: c)
-                lock.withLock { _ = openFds.remove(c) }
+                closeTracked(c)
             }
         }
-        close(listenFd)
+        lock.withLock { _ = close(listenFd) }
     }
 
     private func track(_ fd: Int32) -> Bool {
@@ -220,7 +238,6 @@ public final class FaultProxy: @unchecked Sendable {
         }
     }
 
-    private func untrack(_ fd: Int32) { lock.withLock { _ = openFds.remove(fd) } }
 
     private func decide(method: String, path: String, headers: [String: String]) -> (Fault, Double, Rewriter?, Int) {
         lock.withLock {
@@ -241,8 +258,8 @@ public final class FaultProxy: @unchecked Sendable {
         lock.withLock { if index < seenLog.count { seenLog[index].upstreamStatus = status } }
     }
 
+    /// Serves one client connection; the caller closes `c`.
     private func handle(client c: Int32) {
-        defer { close(c) }
         setTimeouts(c)
         let conn = Conn(fd: c)
         guard let headBytes = conn.readHead(stop: { self.isStopped }) else { return }
@@ -293,7 +310,7 @@ public final class FaultProxy: @unchecked Sendable {
             return
         }
         guard track(u) else { close(u); return }
-        defer { untrack(u); close(u) }
+        defer { closeTracked(u) }
         setTimeouts(u)
 
         var out = head
@@ -338,10 +355,11 @@ public final class FaultProxy: @unchecked Sendable {
         default:
             rHead.setHeader("Connection", "close")
             guard proxySendAll(c, rHead.bytes) else { return }
+            let rate = responseBytesPerSecond
             if let rLength {
-                _ = upConn.relay(rLength, to: c)
+                _ = upConn.relay(rLength, to: c, bytesPerSecond: rate)
             } else {
-                _ = upConn.relay(Int.max, to: c, untilEOF: true)
+                _ = upConn.relay(Int.max, to: c, untilEOF: true, bytesPerSecond: rate)
             }
             shutdown(c, Int32(SHUT_WR))
             _ = conn.drain(1 << 20, timeout: 1)
@@ -475,13 +493,20 @@ fileprivate final class Conn {
 
     /// Copies `n` bytes (or until EOF when `untilEOF`) to `out`; false when the stream ended early or a write failed.
     @discardableResult
-    func relay(_ n: Int, to out: Int32, untilEOF: Bool = false) -> Bool {
+    func relay(_ n: Int, to out: Int32, untilEOF: Bool = false, bytesPerSecond: Int? = nil) -> Bool {
         var done = 0
+        let started = Date()
         while done < n {
             if buffer.isEmpty {
                 guard fill(timeout: 120) else { return untilEOF }
             }
-            let take = min(n - done, buffer.count)
+            var take = min(n - done, buffer.count)
+            if let rate = bytesPerSecond, rate > 0 {
+                // Small steps, each sent no earlier than the rate allows.
+                take = min(take, max(1, rate / 20))
+                let due = Double(done) / Double(rate) - Date().timeIntervalSince(started)
+                if due > 0 { usleep(UInt32(due * 1_000_000)) }
+            }
             guard proxySendAll(out, Array(buffer[..<take])) else { return false }
             buffer.removeSubrange(..<take)
             done += take
