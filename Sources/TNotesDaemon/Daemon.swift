@@ -148,7 +148,7 @@ public struct Daemon {
         notifier.ready(status: try await SystemdService.statusLine(store: store, sync: sync))
         logger.info("tnotesd ready", metadata: [
             "version": "\(TNotesVersion.string)", "socket": "\(socketPath)", "activated": "\(activated != nil)", "dataDir": "\(paths.dataDir)",
-            "deviceId": "\(store.deviceId)", "sync": "\(config.sync.serverURL == nil ? "disabled" : "enabled")",
+            "deviceId": "\(store.deviceId)", "quickCheck": "\(store.quickChecked)", "sync": "\(config.sync.serverURL == nil ? "disabled" : "enabled")",
         ])
 
         var serviceList: [ServiceGroupConfiguration.ServiceConfiguration] = [

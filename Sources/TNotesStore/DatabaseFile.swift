@@ -40,6 +40,8 @@ public enum DatabaseFile {
         public let schemaVersion: Int
         public let migratedFrom: Int
         public let backupPath: String?
+        /// Whether `PRAGMA quick_check` read the file (false for a new file, and for one unchanged since a clean close).
+        public let quickChecked: Bool
     }
 
     public static func open(path: String, backupDirectory: String, now: () -> String = { Timestamp.now() },
@@ -48,6 +50,8 @@ public enum DatabaseFile {
     {
         let exists = access(path, F_OK) == 0
         if exists { try checkHeader(path: path) }
+        // A file untouched since a clean close need not be read whole again (see CleanCloseStamp).
+        let unchangedSinceCleanClose = exists && CleanCloseStamp.consume(dbPath: path)
         let db: SQLiteConnection
         do {
             db = try SQLiteConnection(path: path, create: !exists)
@@ -55,9 +59,11 @@ public enum DatabaseFile {
             throw .io(path: path, detail: "cannot open: \(error)")
         }
         let version: Int
+        var quickChecked = false
         do {
             version = Int(try db.scalar("PRAGMA user_version").int ?? 0)
-            if exists {
+            if exists && (!unchangedSinceCleanClose || version < Migrations.latestVersion) {
+                quickChecked = true
                 let check = try db.query("PRAGMA quick_check").compactMap { $0[0].string }
                 if check != ["ok"] {
                     throw DatabaseOpenError.corrupt(path: path, detail: check.prefix(3).joined(separator: "; "))
@@ -96,7 +102,8 @@ public enum DatabaseFile {
         } catch {
             throw .io(path: path, detail: "cannot set pragmas: \(error)")
         }
-        return Opened(connection: db, schemaVersion: Migrations.latestVersion, migratedFrom: version, backupPath: backup)
+        return Opened(connection: db, schemaVersion: Migrations.latestVersion, migratedFrom: version, backupPath: backup,
+                      quickChecked: quickChecked)
     }
 
     /// Refuses, before SQLite sees it, a non-empty file whose header is not SQLite's.

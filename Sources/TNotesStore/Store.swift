@@ -1,5 +1,6 @@
 import Dispatch
 import Logging
+import Synchronization
 import TNotesCore
 
 #if canImport(Glibc)
@@ -15,12 +16,21 @@ public final class Store: @unchecked Sendable {
     public let schemaVersion: Int
     public let migratedFrom: Int
     public let backupPath: String?
+    /// Whether the open read the whole file with `PRAGMA quick_check` (see `CleanCloseStamp`).
+    public let quickChecked: Bool
 
     private let queue = DispatchQueue(label: "tnotes.store")
     private var db: SQLiteConnection?
     private var clock: HybridLogicalClock
     private let logger: Logger
     private var observers: [@Sendable ([RecordChange]) -> Void] = []
+    /// Writes waiting for the queue (see `write`).
+    private let pending = Mutex(PendingWrites())
+
+    struct PendingWrites {
+        var jobs: [WriteJob] = []
+        var drainScheduled = false
+    }
 
     /// Opens (creating or migrating) the database at `path`. See `DatabaseFile.open` for the guarantees.
     public init(path: String, backupDirectory: String, logger: Logger,
@@ -31,6 +41,7 @@ public final class Store: @unchecked Sendable {
         self.schemaVersion = opened.schemaVersion
         self.migratedFrom = opened.migratedFrom
         self.backupPath = opened.backupPath
+        self.quickChecked = opened.quickChecked
         let db = opened.connection
         do {
             // The device id is made once and kept for the life of the database.
@@ -70,12 +81,89 @@ public final class Store: @unchecked Sendable {
     }
 
     /// Runs `body` in one transaction on the store queue: everything it writes commits together or not at all.
+    ///
+    /// Group commit: writes that arrive while the queue is busy are committed together, each inside its own
+    /// savepoint, so one fsync covers them all; a body that throws rolls back only its own savepoint. A
+    /// write is answered only after the commit that holds it (an acknowledged write is durable).
     public func write<T: Sendable>(_ body: @escaping @Sendable (StoreSession) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (cont: CheckedContinuation<T, Error>) in
-            queue.async {
-                cont.resume(with: Result { try self.writeNow(body) })
+            let box = ResultBox<T>()
+            let job = WriteJob(run: { session in box.value = try body(session) },
+                               finish: { error in
+                                   if let error { cont.resume(throwing: error) } else { cont.resume(returning: box.value!) }
+                               })
+            let schedule: Bool = pending.withLock { p in
+                p.jobs.append(job)
+                if p.drainScheduled { return false }
+                p.drainScheduled = true
+                return true
             }
+            if schedule { queue.async { self.drainWrites() } }
         }
+    }
+
+    /// On the queue: commits every pending write as one group.
+    private func drainWrites() {
+        let jobs: [WriteJob] = pending.withLock { p in
+            p.drainScheduled = false
+            defer { p.jobs.removeAll(keepingCapacity: true) }
+            return p.jobs
+        }
+        guard !jobs.isEmpty else { return }
+        guard let db = self.db else {
+            for j in jobs { j.finish(StoreError.closed) }
+            return
+        }
+        if jobs.count == 1 {
+            // The common case needs no savepoint.
+            let job = jobs[0]
+            do {
+                try writeNow { s in try job.run(s) }
+                job.finish(nil)
+            } catch {
+                job.finish(error)
+            }
+            return
+        }
+        var outcomes = [Error?](repeating: nil, count: jobs.count)
+        var changes: [RecordChange] = []
+        do {
+            let clockBefore = clock
+            try db.exec("BEGIN IMMEDIATE")
+            do {
+                for (k, job) in jobs.enumerated() {
+                    let session = StoreSession(db: db, store: self)
+                    try db.exec("SAVEPOINT w")
+                    do {
+                        try job.run(session)
+                        try db.exec("RELEASE w")
+                        changes += session.changes
+                    } catch {
+                        try db.exec("ROLLBACK TO w")
+                        try db.exec("RELEASE w")
+                        outcomes[k] = error
+                    }
+                }
+                if clock != clockBefore { try persistClock(db) }
+                try db.exec("COMMIT")
+            } catch {
+                try? db.exec("ROLLBACK")
+                throw error
+            }
+        } catch {
+            // The group did not commit: nothing of it is stored, and every write in it fails.
+            for j in jobs { j.finish(error) }
+            return
+        }
+        if !changes.isEmpty {
+            for o in observers { o(changes) }
+        }
+        for (k, j) in jobs.enumerated() { j.finish(outcomes[k]) }
+    }
+
+    private func persistClock(_ db: SQLiteConnection) throws {
+        try db.run("INSERT INTO meta(key, value) VALUES ('hlc', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                   [.text(String(clock.lastMillis))])
     }
 
     /// The synchronous form of `write`, for tools and tests that are not async.
@@ -98,10 +186,7 @@ public final class Store: @unchecked Sendable {
         do {
             result = try db.transaction {
                 let r = try body(session)
-                if clock != clockBefore {
-                    try db.run("INSERT INTO meta(key, value) VALUES ('hlc', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                               [.text(String(clock.lastMillis))])
-                }
+                if clock != clockBefore { try persistClock(db) }
                 return r
             }
         } catch {
@@ -119,12 +204,15 @@ public final class Store: @unchecked Sendable {
 
     /// Checkpoints the WAL and closes the connection; later calls fail with `StoreError.closed`.
     public func close() {
-        queue.sync {
-            guard let db else { return }
-            try? db.exec("PRAGMA wal_checkpoint(TRUNCATE)")
+        let clean: Bool = queue.sync {
+            guard let db else { return false }
+            // (busy, log frames, checkpointed frames): busy = 0 means every frame is in the file now.
+            let row = try? db.query("PRAGMA wal_checkpoint(TRUNCATE)").first
             self.db = nil
-            _ = db
+            return row?[0].int == 0
         }
+        // The connection is closed by now (the queue held the last reference); stamp the file as clean.
+        if clean { CleanCloseStamp.write(dbPath: path) }
     }
 }
 
@@ -144,4 +232,21 @@ public enum StoreError: Error, CustomStringConvertible, Equatable {
         case .corruptRow(let s): return "corrupt row: \(s)"
         }
     }
+}
+
+/// One queued write: `run` executes the body on the store queue (inside the group's transaction),
+/// `finish` answers the caller once the group has committed (nil) or failed.
+final class WriteJob: @unchecked Sendable {
+    let run: (StoreSession) throws -> Void
+    let finish: (Error?) -> Void
+
+    init(run: @escaping (StoreSession) throws -> Void, finish: @escaping (Error?) -> Void) {
+        self.run = run
+        self.finish = finish
+    }
+}
+
+/// Where a write's result waits between its body and its commit (touched only on the store queue).
+final class ResultBox<T>: @unchecked Sendable {
+    var value: T?
 }
