@@ -166,11 +166,16 @@ extension JSON {
             out.append(UInt8(ascii: "]"))
         case .object(let o):
             out.append(UInt8(ascii: "{"))
-            for (i, key) in o.keys.sorted().enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
+            // Sorted once as pairs (no second lookup per key); keys compare by their UTF-8 bytes, which is
+            // code point order and needs no Unicode normalization.
+            let pairs = o.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            var first = true
+            for (key, value) in pairs {
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
                 Self.writeString(key, to: &out)
                 out.append(UInt8(ascii: ":"))
-                o[key]!.write(to: &out)
+                value.write(to: &out)
             }
             out.append(UInt8(ascii: "}"))
         }
@@ -180,19 +185,27 @@ extension JSON {
 
     static func writeString(_ s: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        for b in s.utf8 {
-            switch b {
-            case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(b)
-            case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(b)
-            case 0x0A: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
-            case 0x0D: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
-            case 0x09: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
-            case 0..<0x20:
-                out.append(contentsOf: "\\u00".utf8)
-                out.append(hex[Int(b >> 4)])
-                out.append(hex[Int(b & 0xF)])
-            default: out.append(b)
+        var s = s
+        s.withUTF8 { bytes in
+            // Runs of bytes that need no escape are copied at once.
+            var runStart = 0
+            for i in 0..<bytes.count {
+                let b = bytes[i]
+                if b >= 0x20 && b != UInt8(ascii: "\"") && b != UInt8(ascii: "\\") { continue }
+                if i > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i])) }
+                runStart = i + 1
+                switch b {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(b)
+                case 0x0A: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
+                case 0x0D: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
+                case 0x09: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
+                default:
+                    out.append(contentsOf: "\\u00".utf8)
+                    out.append(hex[Int(b >> 4)])
+                    out.append(hex[Int(b & 0xF)])
+                }
             }
+            if runStart < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...])) }
         }
         out.append(UInt8(ascii: "\""))
     }

@@ -61,7 +61,7 @@ struct JSONParser {
     private mutating func parseObject() throws(JSONParseError) -> JSON {
         try enter()
         i += 1
-        var object = [String: JSON]()
+        var object = [String: JSON](minimumCapacity: 12)
         skipWhitespace()
         if i < bytes.count && bytes[i] == UInt8(ascii: "}") {
             i += 1

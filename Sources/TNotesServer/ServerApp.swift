@@ -54,10 +54,15 @@ public struct ServerApp: Sendable {
             let body = try await Self.jsonBody(request, limit: maxBody)
             let push: PushRequest
             do { push = try PushRequest.decode(body) } catch let e as FieldError { throw APIError.badRequest(e.field, e.reason) }
-            let results = try await sync.push(user: user, request: push)
-            for r in results { metrics.pushed(result: r.status) }
-            let cursor = try await sync.cursorAfterPush(user: user)
-            return JSONResponse.make(["results": .array(results.map(\.json)), "cursor": .string(cursor)])
+            let outcome = try await sync.push(user: user, request: push)
+            for r in outcome.results { metrics.pushed(result: r.status) }
+            // previousCursor → cursor spans exactly this push's changes: a device whose pull cursor is
+            // previousCursor may move it to cursor instead of downloading its own changes again.
+            return JSONResponse.make([
+                "results": .array(outcome.results.map(\.json)),
+                "cursor": .string(try await sync.cursor(at: outcome.seqAfter)),
+                "previousCursor": .string(try await sync.cursor(at: outcome.seqBefore)),
+            ])
         }
 
         router.get("/v1/sync/pull") { request, _ in

@@ -68,6 +68,8 @@ public protocol ServerStorage: Sendable {
 
 /// What a push or legacy write may do inside its transaction.
 public protocol ServerTransaction: Sendable {
+    /// The user's last sequence number as of now in this transaction (it grows with each `write`).
+    var seq: Int64 { get }
     /// The result an op id got when it was first processed, if it was.
     func opResult(_ opId: String) async throws -> String?
     func recordOp(_ opId: String, result: String) async throws

@@ -29,14 +29,24 @@ public struct SyncService: Sendable {
         }
     }
 
+    /// What a push did: each change's verdict, and the user's sequence numbers just before and just after
+    /// the batch. Both are read inside the batch's transaction, so every seq in between belongs to this push.
+    struct PushOutcome: Sendable {
+        let results: [PushResult]
+        let seqBefore: Int64
+        let seqAfter: Int64
+    }
+
     /// Applies a batch. Each change is decided on its own: an invalid one is `rejected` with the reason
     /// and the others still apply. The whole batch commits in one transaction.
-    func push(user: Int64, request: PushRequest) async throws -> [PushResult] {
+    func push(user: Int64, request: PushRequest) async throws -> PushOutcome {
         let parsed = request.items.map { (opId: $0.opId, change: $0.change) }
         for case .success(let c) in parsed.map(\.change) { clock.receive(c.updatedAt) }
         let batch = parsed
         return try await storage.transaction(user: user) { tx in
+            let before = tx.seq
             var results = [PushResult]()
+            results.reserveCapacity(batch.count)
             for (opId, change) in batch {
                 switch change {
                 case .failure(let e):
@@ -45,7 +55,7 @@ public struct SyncService: Sendable {
                     results.append(PushResult(opId: opId, status: try await Self.merge(change, in: tx), error: nil))
                 }
             }
-            return results
+            return PushOutcome(results: results, seqBefore: before, seqAfter: tx.seq)
         }
     }
 
@@ -90,7 +100,5 @@ public struct SyncService: Sendable {
         ]
     }
 
-    func cursorAfterPush(user: Int64) async throws -> String {
-        "\(try await storage.epoch()).\(try await storage.latestSeq(user: user))"
-    }
+    func cursor(at seq: Int64) async throws -> String { "\(try await storage.epoch()).\(seq)" }
 }

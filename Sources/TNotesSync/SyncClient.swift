@@ -80,7 +80,15 @@ public struct SyncClient: Sendable {
     }
 
     /// POST /v1/sync/push with the queued Change texts spliced in verbatim: what was queued is what is sent.
-    func push(deviceId: String, changes: [StoreSession.QueuedChange]) async throws -> [String: StoreSession.PushOutcome] {
+    /// A push's answer: each op's verdict, and (from servers that give it) the cursors just before and after
+    /// the batch's changes in the user's log.
+    struct PushAnswer: Sendable {
+        var outcomes: [String: StoreSession.PushOutcome] = [:]
+        var previousCursor: String?
+        var cursor: String?
+    }
+
+    func push(deviceId: String, changes: [StoreSession.QueuedChange]) async throws -> PushAnswer {
         var body = Array("{\"deviceId\":".utf8)
         JSON.string(deviceId).write(to: &body)
         body += Array(",\"changes\":[".utf8)
@@ -93,7 +101,9 @@ public struct SyncClient: Sendable {
         guard let json = try? JSON.parse(r.body), case .array(let results)? = json["results"] else {
             throw SyncFailure.malformed("push answer without results")
         }
+        var answer = PushAnswer(previousCursor: json["previousCursor"]?.stringValue, cursor: json["cursor"]?.stringValue)
         var out = [String: StoreSession.PushOutcome]()
+        out.reserveCapacity(results.count)
         for item in results {
             guard let opId = item["opId"]?.stringValue, let status = item["status"]?.stringValue else { continue }
             switch status {
@@ -104,7 +114,8 @@ public struct SyncClient: Sendable {
             default: continue
             }
         }
-        return out
+        answer.outcomes = out
+        return answer
     }
 
     public struct PullPage: Sendable {

@@ -229,27 +229,42 @@ public actor SyncEngine {
 
     // MARK: One sync
 
+    /// Pull pages are larger than push batches: a page costs one request and one transaction whatever its
+    /// size, and the server allows up to 5000.
+    var pullPageSize: Int { min(5000, max(settings.batchSize, settings.batchSize * 4)) }
+
     func cycle() async throws -> SyncReport {
         let started = Timestamp.nowMillis()
         var report = SyncReport()
         let deviceId = store.deviceId
         let batchSize = settings.batchSize
 
+        // A device that has never pulled pulls first: it learns where the server's log stands, so that its
+        // own pushes can move its cursor past their changes instead of downloading them back.
+        if try await store.read({ s in try s.pullCursor() }) == nil {
+            report.pulled += try await pullAll()
+        }
+
         // Push: the outbox in order, a batch at a time, each batch settled in one transaction.
         while true {
             let batch = try await store.read { s in try s.queuedChanges(limit: batchSize) }
             if batch.isEmpty { break }
-            let results: [String: StoreSession.PushOutcome]
+            let answer: SyncClient.PushAnswer
             do {
-                results = try await client.push(deviceId: deviceId, changes: batch)
+                answer = try await client.push(deviceId: deviceId, changes: batch)
             } catch {
                 let message = "\(error)"
                 try? await store.write { s in try s.noteAttempt(batch, error: message) }
                 throw error
             }
+            let results = answer.outcomes
             let missing = batch.filter { results[$0.opId] == nil }
             try await store.write { s in
                 for e in batch { if let o = results[e.opId] { try s.settle(e, outcome: o) } }
+                // Everything between the two cursors is this batch: skip it if we were right before it.
+                if let before = answer.previousCursor, let after = answer.cursor, try s.pullCursor() == before {
+                    try s.setPullCursor(after)
+                }
             }
             for e in batch {
                 switch results[e.opId] {
@@ -264,10 +279,17 @@ public actor SyncEngine {
             if !missing.isEmpty { throw SyncFailure.malformed("the server gave no result for \(missing.count) change(s)") }
         }
 
-        // Pull: every page after our cursor; each page and the cursor after it commit together.
+        report.pulled += try await pullAll()
+        report.durationMs = Int(Timestamp.nowMillis() - started)
+        return report
+    }
+
+    /// Pulls every page after our cursor; each page and the cursor after it commit together.
+    private func pullAll() async throws -> Int {
+        var pulled = 0
         var cursor = try await store.read { s in try s.pullCursor() }
         while true {
-            let page = try await client.pull(cursor: cursor, limit: batchSize)
+            let page = try await client.pull(cursor: cursor, limit: pullPageSize)
             let (applied, invalid) = try await store.write { s in
                 var applied = 0, invalid = 0
                 for raw in page.changes {
@@ -281,13 +303,12 @@ public actor SyncEngine {
                 return (applied, invalid)
             }
             if invalid > 0 { logger.warning("skipped invalid pulled changes", metadata: ["count": "\(invalid)"]) }
-            report.pulled += applied
+            pulled += applied
             if page.cursor == cursor && page.hasMore { throw SyncFailure.malformed("the pull cursor did not advance") }
             cursor = page.cursor
             if !page.hasMore { break }
         }
-        report.durationMs = Int(Timestamp.nowMillis() - started)
-        return report
+        return pulled
     }
 
     // MARK: Status
