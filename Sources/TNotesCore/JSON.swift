@@ -14,6 +14,11 @@ public enum JSON: Sendable, Hashable {
     case string(String)
     case array([JSON])
     case object([String: JSON])
+    /// Canonical JSON text that is written out as it is, never parsed: a stored record body spliced into
+    /// a reply (so a read does not parse and re-encode what the store already holds canonically). Only
+    /// ever built from text this program encoded itself, and only in values that are about to be written;
+    /// the accessors below see it as nothing (nil).
+    case raw(String)
 }
 
 extension JSON {
@@ -49,6 +54,7 @@ extension JSON {
         case .string: return "a string"
         case .array: return "an array"
         case .object: return "an object"
+        case .raw(let text): return (try? JSON.parse(text))?.typeName ?? "raw JSON"
         }
     }
 }
@@ -121,6 +127,7 @@ extension JSON: Encodable {
         case .string(let s): try c.encode(s)
         case .array(let a): try c.encode(a)
         case .object(let o): try c.encode(o)
+        case .raw(let text): try c.encode(try JSON.parse(text))
         }
     }
 }
@@ -157,6 +164,7 @@ extension JSON {
                 out.append(contentsOf: "null".utf8)
             }
         case .string(let s): Self.writeString(s, to: &out)
+        case .raw(let text): out.append(contentsOf: text.utf8)
         case .array(let a):
             out.append(UInt8(ascii: "["))
             for (i, v) in a.enumerated() {

@@ -32,6 +32,13 @@ final class EventHub: Sendable {
     }
 
     func recordsChanged(_ changes: [RecordChange]) {
+        // A pulled page changes thousands of records; with nobody subscribed, only the numbering moves.
+        let anyone = state.withLock { s in
+            if s.connections.values.contains(where: { $0.subscribedTopics?.contains("record.changed") ?? false }) { return true }
+            s.seq += Int64(changes.count)
+            return false
+        }
+        guard anyone else { return }
         for c in changes {
             publish(topic: "record.changed", [
                 "collection": .string(c.collection.rawValue), "id": .string(c.id), "sermonId": JSON(c.sermonId),

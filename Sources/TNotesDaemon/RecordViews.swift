@@ -15,10 +15,10 @@ enum RecordViews {
             o["audio"] = .object(audio)
         }
         if withChildren {
-            let notes = try session.children(.notes, sermonId: record.id).sorted(by: noteOrder)
-            o["notes"] = .array(notes.map { .object($0.body) })
-            o["transcript"] = try newest(session.children(.transcripts, sermonId: record.id)).map { .object($0.body) } ?? .null
-            o["summary"] = try newest(session.children(.summaries, sermonId: record.id)).map { .object($0.body) } ?? .null
+            // The children go out exactly as stored (canonical text), without a parse and a re-encode.
+            o["notes"] = .array(try session.childTexts(.notes, sermonId: record.id).map { .raw($0) })
+            o["transcript"] = try session.childTexts(.transcripts, sermonId: record.id).first.map { .raw($0) } ?? .null
+            o["summary"] = try session.childTexts(.summaries, sermonId: record.id).first.map { .raw($0) } ?? .null
         }
         return .object(o)
     }

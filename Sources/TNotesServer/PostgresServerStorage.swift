@@ -270,7 +270,8 @@ public final class PostgresServerStorage: ServerStorage, @unchecked Sendable {
         {
             out.append(LoggedChange(seq: s, collection: RecordCollection(rawValue: c) ?? .sermons, id: id,
                                     op: Change.Op(rawValue: op) ?? .upsert, updatedAt: u, deviceId: d,
-                                    record: try JSON.parse(b).objectValue ?? [:]))
+                                    // jsonb prints itself in its own layout: parsed here, so the pull is canonical.
+                                    record: .object(try JSON.parse(b).objectValue ?? [:])))
         }
         return out
     }

@@ -170,7 +170,8 @@ public final class SQLiteServerStorage: ServerStorage, @unchecked Sendable {
                 LoggedChange(seq: row[0].int ?? 0, collection: RecordCollection(rawValue: row[1].string ?? "") ?? .sermons,
                              id: row[2].string ?? "", op: Change.Op(rawValue: row[3].string ?? "") ?? .upsert,
                              updatedAt: row[4].string ?? "", deviceId: row[5].string ?? "",
-                             record: try JSON.parse(row[6].string ?? "{}").objectValue ?? [:])
+                             // Stored as canonical text by `write`: spliced into the reply as it is.
+                             record: .raw(row[6].string ?? "{}"))
             }
         }
     }

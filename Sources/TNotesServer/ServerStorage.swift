@@ -8,12 +8,14 @@ public struct LoggedChange: Sendable, Equatable {
     public let op: Change.Op
     public let updatedAt: String
     public let deviceId: String
-    public let record: [String: JSON]
+    /// The record as stored: `.object`, or `.raw` canonical text from a backend that keeps exactly that
+    /// (SQLite), which a pull then sends on without parsing it.
+    public let record: JSON
 
     public var json: JSON {
         [
             "seq": .int(seq), "collection": .string(collection.rawValue), "id": .string(id), "op": .string(op.rawValue),
-            "updatedAt": .string(updatedAt), "deviceId": .string(deviceId), "record": .object(record),
+            "updatedAt": .string(updatedAt), "deviceId": .string(deviceId), "record": record,
         ]
     }
 }

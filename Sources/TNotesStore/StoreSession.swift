@@ -39,6 +39,31 @@ public final class StoreSession {
         return try db.query(sql, [.text(sermonId), .text(collection.rawValue)]).map { try decode(collection, $0) }
     }
 
+    /// The stored (canonical) body texts of a sermon's live children, unparsed, for replies that only pass
+    /// them on. Notes come in note order (timestamp, createdAt, id); for transcripts and summaries only the
+    /// newest version (by `(updatedAt, deviceId)`) is returned.
+    public func childTexts(_ collection: RecordCollection, sermonId: String) throws -> [String] {
+        let sql: String
+        switch collection {
+        case .notes:
+            sql = """
+                SELECT body FROM records INDEXED BY records_by_sermon WHERE sermon_id = ? AND collection = ? AND deleted_at IS NULL
+                ORDER BY json_extract(body, '$.timestamp'), json_extract(body, '$.createdAt'), id
+                """
+        case .chatMessages:
+            sql = """
+                SELECT body FROM records INDEXED BY records_by_sermon WHERE sermon_id = ? AND collection = ? AND deleted_at IS NULL
+                ORDER BY json_extract(body, '$.createdAt'), id, device_id
+                """
+        default:
+            sql = """
+                SELECT body FROM records INDEXED BY records_by_sermon WHERE sermon_id = ? AND collection = ? AND deleted_at IS NULL
+                ORDER BY updated_at DESC, device_id DESC LIMIT 1
+                """
+        }
+        return try db.query(sql, [.text(sermonId), .text(collection.rawValue)]).compactMap { $0[0].string }
+    }
+
     /// Sermons newest first (by date, then id), a page at a time. `after` is the `next` of the previous page.
     public func sermons(includeArchived: Bool, includeDeleted: Bool, limit: Int, after: (String, String)?) throws
         -> (items: [StoredRecord], next: (String, String)?)
