@@ -92,6 +92,7 @@ public struct Daemon {
         let env = ProcessEnvironment.current
         // Everything the daemon creates (db, audio, backups, socket) is for its owner alone.
         umask(0o077)
+        EarlyStopSignal.install()
         try DaemonPaths.makeDirectory(paths.dataDir)
         let instance = InstanceGuard()
         try instance.lockDataDir(paths)
@@ -152,6 +153,7 @@ public struct Daemon {
         ])
 
         var serviceList: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: EarlyStopSignal.Watcher(), successTerminationBehavior: .gracefullyShutdownGroup),
             .init(service: SystemdService(notifier: notifier, store: store, sync: sync)),
         ]
         var monitor: NetworkMonitor?
