@@ -33,7 +33,7 @@ struct SystemdService: Service {
     /// e.g. `idle · 0 pending · last sync 10:02:11`, or `local-only · 3 sermons`.
     static func statusLine(store: Store, sync: SyncEngine?) async throws -> String {
         guard let sync else {
-            let sermons = try await store.read { s in try s.count(.sermons) }
+            let sermons = try await store.readOnQueue { s in try s.count(.sermons) }
             return "local-only · \(sermons) sermon\(sermons == 1 ? "" : "s")"
         }
         let status = try await sync.status()

@@ -16,10 +16,11 @@ public final class SQLiteConnection {
     let handle: OpaquePointer
     private var statements: [String: Statement] = [:]
 
-    public init(path: String, create: Bool) throws {
+    /// `readOnly`: the connection can never write (SQLite refuses); for a store's reader connection.
+    public init(path: String, create: Bool, readOnly: Bool = false) throws {
         var db: OpaquePointer?
-        var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
-        if create { flags |= SQLITE_OPEN_CREATE }
+        var flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
+        if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"

@@ -17,7 +17,9 @@ public final class SQLiteServerStorage: ServerStorage, @unchecked Sendable {
     public init(path: String) throws {
         self.path = path
         db = try SQLiteConnection(path: path, create: true)
-        try db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;")
+        // A 128 MiB page cache (SQLite's default is 2 MiB): pushes look up and insert random UUID keys all
+        // over the file, and every page missed is a read system call.
+        try db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA cache_size=-131072; PRAGMA wal_autocheckpoint=10000;")
     }
 
     public func migrate() async throws {

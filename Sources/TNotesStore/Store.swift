@@ -21,6 +21,8 @@ public final class Store: @unchecked Sendable {
 
     private let queue = DispatchQueue(label: "tnotes.store")
     private var db: SQLiteConnection?
+    /// The read-only connection `read` uses (nil once closed).
+    private let reader: Mutex<SQLiteConnection?>
     private var clock: HybridLogicalClock
     private let logger: Logger
     private var observers: [@Sendable ([RecordChange]) -> Void] = []
@@ -62,6 +64,15 @@ public final class Store: @unchecked Sendable {
             throw .io(path: path, detail: "cannot read meta: \(error)")
         }
         self.db = db
+        // Reads use their own connection, on the caller's thread: WAL lets them run beside the writer
+        // and see every committed write, and a read costs no trip through the write queue.
+        do {
+            let r = try SQLiteConnection(path: path, create: false, readOnly: true)
+            try r.exec("PRAGMA cache_size=-8192;")
+            reader = Mutex(r)
+        } catch {
+            throw .io(path: path, detail: "cannot open a reader connection: \(error)")
+        }
     }
 
     /// Called after each committed write with what it changed (on the store queue; keep it quick).
@@ -69,8 +80,19 @@ public final class Store: @unchecked Sendable {
         queue.sync { observers.append(observer) }
     }
 
-    /// Runs `body` on the store queue without a transaction (reads).
+    /// Runs `body` as one read transaction (a consistent snapshot of everything committed) on the reader
+    /// connection, on the calling thread. The body must only read; the connection is read-only.
     public func read<T: Sendable>(_ body: @escaping @Sendable (StoreSession) throws -> T) async throws -> T {
+        try reader.withLock { conn in
+            guard let conn else { throw StoreError.closed }
+            try conn.exec("BEGIN")
+            defer { try? conn.exec("COMMIT") }
+            return try body(StoreSession(db: conn, store: self))
+        }
+    }
+
+    /// A read that goes through the write queue: proves the queue is alive (the systemd watchdog).
+    public func readOnQueue<T: Sendable>(_ body: @escaping @Sendable (StoreSession) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (cont: CheckedContinuation<T, Error>) in
             queue.async {
                 guard let db = self.db else { return cont.resume(throwing: StoreError.closed) }
@@ -204,6 +226,7 @@ public final class Store: @unchecked Sendable {
 
     /// Checkpoints the WAL and closes the connection; later calls fail with `StoreError.closed`.
     public func close() {
+        reader.withLock { $0 = nil }
         let clean: Bool = queue.sync {
             guard let db else { return false }
             // (busy, log frames, checkpointed frames): busy = 0 means every frame is in the file now.
