@@ -276,12 +276,6 @@ public final class PostgresServerStorage: ServerStorage, @unchecked Sendable {
         return out
     }
 
-    public func latestSeq(user: Int64) async throws -> Int64 {
-        for try await s in try await client.query("SELECT seq FROM user_seq WHERE user_id = \(user)", logger: logger)
-            .decode(Int64.self) { return s }
-        return 0
-    }
-
     public func records(user: Int64, collection: RecordCollection) async throws -> [[String: JSON]] {
         var out = [[String: JSON]]()
         let c = collection.rawValue

@@ -178,10 +178,6 @@ public final class SQLiteServerStorage: ServerStorage, @unchecked Sendable {
         }
     }
 
-    public func latestSeq(user: Int64) async throws -> Int64 {
-        try await mutex.withLock { try db.scalar("SELECT seq FROM user_seq WHERE user_id = ?", [.int(user)]).int ?? 0 }
-    }
-
     public func records(user: Int64, collection: RecordCollection) async throws -> [[String: JSON]] {
         try await mutex.withLock {
             try db.query("SELECT body FROM records WHERE user_id = ? AND collection = ? AND deleted_at IS NULL",

@@ -58,10 +58,10 @@ public struct ServerApp: Sendable {
             for r in outcome.results { metrics.pushed(result: r.status) }
             // previousCursor → cursor spans exactly this push's changes: a device whose pull cursor is
             // previousCursor may move it to cursor instead of downloading its own changes again.
+            let cursors = try await sync.cursors(around: outcome)
             return JSONResponse.make([
                 "results": .array(outcome.results.map(\.json)),
-                "cursor": .string(try await sync.cursor(at: outcome.seqAfter)),
-                "previousCursor": .string(try await sync.cursor(at: outcome.seqBefore)),
+                "cursor": .string(cursors.next), "previousCursor": .string(cursors.previous),
             ])
         }
 

@@ -58,7 +58,6 @@ public protocol ServerStorage: Sendable {
 
     /// The user's change log after `seq`, in order, at most `limit` entries.
     func changes(user: Int64, after seq: Int64, limit: Int) async throws -> [LoggedChange]
-    func latestSeq(user: Int64) async throws -> Int64
     /// Live records of one collection (legacy get-sermons).
     func records(user: Int64, collection: RecordCollection) async throws -> [[String: JSON]]
     /// The greatest updatedAt stored (for the server clock at start).

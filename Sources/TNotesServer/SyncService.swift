@@ -100,5 +100,9 @@ public struct SyncService: Sendable {
         ]
     }
 
-    func cursor(at seq: Int64) async throws -> String { "\(try await storage.epoch()).\(seq)" }
+    /// The cursors just before and just after a push's changes (one epoch read for both).
+    func cursors(around outcome: PushOutcome) async throws -> (previous: String, next: String) {
+        let epoch = try await storage.epoch()
+        return ("\(epoch).\(outcome.seqBefore)", "\(epoch).\(outcome.seqAfter)")
+    }
 }

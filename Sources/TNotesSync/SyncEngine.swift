@@ -231,7 +231,7 @@ public actor SyncEngine {
 
     /// Pull pages are larger than push batches: a page costs one request and one transaction whatever its
     /// size, and the server allows up to 5000.
-    var pullPageSize: Int { min(5000, max(settings.batchSize, settings.batchSize * 4)) }
+    var pullPageSize: Int { min(5000, settings.batchSize * 4) }
 
     func cycle() async throws -> SyncReport {
         let started = Timestamp.nowMillis()
