@@ -36,8 +36,11 @@ public struct Change: Sendable, Equatable {
     /// agree with the envelope (same id; a delete carries its tombstone).
     public init(json: JSON, requireOpId: Bool = true) throws(FieldError) {
         guard case .object(let o) = json else { throw FieldError(field: "change", reason: "must be an object") }
-        for key in o.keys where !["opId", "collection", "id", "op", "updatedAt", "deviceId", "record", "seq"].contains(key) {
-            throw FieldError(field: key, reason: "unknown field")
+        for key in o.keys {
+            switch key {
+            case "opId", "collection", "id", "op", "updatedAt", "deviceId", "record", "seq": continue
+            default: throw FieldError(field: key, reason: "unknown field")
+            }
         }
         let collectionName = try FieldType.string.validate(o["collection"] ?? .null, field: "collection").stringValue!
         guard let collection = RecordCollection(rawValue: collectionName) else {
@@ -50,11 +53,13 @@ public struct Change: Sendable, Equatable {
             opId = o["opId"]?.stringValue ?? ""
         }
         let id = try FieldType.uuid.validate(o["id"] ?? .null, field: "id").stringValue!
-        let opName = try FieldType.enumeration(["upsert", "delete"]).validate(o["op"] ?? .null, field: "op").stringValue!
+        guard case .string(let opName) = o["op"] ?? .null, let op = Change.Op(rawValue: opName) else {
+            throw FieldError(field: "op", reason: "must be one of upsert, delete")
+        }
         let updatedAt = try FieldType.time.validate(o["updatedAt"] ?? .null, field: "updatedAt").stringValue!
         let deviceId = try FieldType.text.validate(o["deviceId"] ?? .null, field: "deviceId").stringValue!
         let record = try collection.schema.normalize(o["record"] ?? .null, path: "record")
-        self.init(opId: opId, collection: collection, id: id, op: Change.Op(rawValue: opName)!, updatedAt: updatedAt,
+        self.init(opId: opId, collection: collection, id: id, op: op, updatedAt: updatedAt,
                   deviceId: deviceId, record: record)
         try validate()
     }

@@ -65,6 +65,14 @@ public struct FieldError: Error, Sendable, Equatable, CustomStringConvertible {
         self.reason = reason
     }
     public var description: String { "\(field): \(reason)" }
+
+    /// The same error with its field placed under `parent` (`parent.field`, or `parent` itself when the
+    /// error is about the value as a whole). Lets validators build dotted paths only when they fail.
+    public func under(_ parent: String) -> FieldError {
+        if parent.isEmpty { return self }
+        if field.isEmpty { return FieldError(field: parent, reason: reason) }
+        return FieldError(field: field.hasPrefix("[") ? parent + field : "\(parent).\(field)", reason: reason)
+    }
 }
 
 public enum StatusValues {
@@ -135,6 +143,33 @@ extension FieldType {
         }
     }
 
+    /// One segment; errors name fields relative to it ("" for the segment itself).
+    private static func validateSegment(_ item: JSON) throws(FieldError) -> JSON {
+        guard case .object(let o) = item else {
+            throw FieldError(field: "", reason: "must be an object, not \(item.typeName)")
+        }
+        for key in o.keys where key != "start" && key != "end" && key != "text" && key != "speaker" {
+            throw FieldError(field: key, reason: "unknown field")
+        }
+        let start = try FieldType.number(min: 0).validate(o["start"] ?? .null, field: "start")
+        let end = try FieldType.number(min: 0).validate(o["end"] ?? .null, field: "end")
+        guard end.doubleValue! >= start.doubleValue! else {
+            throw FieldError(field: "end", reason: "must not be before start")
+        }
+        guard case .string = o["text"] ?? .null else {
+            throw FieldError(field: "text", reason: "must be a string, not \((o["text"] ?? .null).typeName)")
+        }
+        if let speaker = o["speaker"], !speaker.isNull {
+            guard case .string = speaker else { throw FieldError(field: "speaker", reason: "must be a string, not \(speaker.typeName)") }
+        } else if o["speaker"] != nil {
+            // An explicit null speaker is the same as none.
+            var o = o
+            o["speaker"] = nil
+            return .object(o)
+        }
+        return item
+    }
+
     private static func validateSegments(_ value: JSON, field: String) throws(FieldError) -> JSON {
         // A JSON array encoded into a string is exactly the seed's double-encoding bug: refuse it.
         guard case .array(let items) = value else {
@@ -144,24 +179,12 @@ extension FieldType {
         var out = [JSON]()
         out.reserveCapacity(items.count)
         for (i, item) in items.enumerated() {
-            let path = "\(field)[\(i)]"
-            guard case .object(let o) = item else {
-                throw FieldError(field: path, reason: "must be an object, not \(item.typeName)")
+            do {
+                out.append(try validateSegment(item))
+            } catch {
+                // Paths are built only for the error: a transcript has hundreds of segments.
+                throw error.under("\(field)[\(i)]")
             }
-            for key in o.keys where !["start", "end", "text", "speaker"].contains(key) {
-                throw FieldError(field: "\(path).\(key)", reason: "unknown field")
-            }
-            let start = try FieldType.number(min: 0).validate(o["start"] ?? .null, field: "\(path).start")
-            let end = try FieldType.number(min: 0).validate(o["end"] ?? .null, field: "\(path).end")
-            guard end.doubleValue! >= start.doubleValue! else {
-                throw FieldError(field: "\(path).end", reason: "must not be before start")
-            }
-            let text = try FieldType.string.validate(o["text"] ?? .null, field: "\(path).text")
-            var seg: [String: JSON] = ["start": start, "end": end, "text": text]
-            if let speaker = o["speaker"], !speaker.isNull {
-                seg["speaker"] = try FieldType.string.validate(speaker, field: "\(path).speaker")
-            }
-            out.append(.object(seg))
         }
         return .array(out)
     }

@@ -1,4 +1,9 @@
 import Crypto
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -8,13 +13,96 @@ import Foundation
 
 /// Record ids: lowercase UUID strings.
 public enum Identifier {
-    /// A new random (v4) id.
-    public static func make() -> String { UUID().uuidString.lowercased() }
+    /// A new id: a time-ordered UUID (version 7, RFC 9562): 48 bits of Unix milliseconds, a 12-bit
+    /// counter, 62 random bits. Why not v4: every table keyed by id (records, outbox op ids, the server's
+    /// records, changes and applied ops) is a B-tree, and random keys land each insert on a random page, so a
+    /// batch of 500 changes dirtied ~500 pages and the WAL grew with the file. Ids made in order append to
+    /// the right edge of the tree instead. Still 74 random bits per millisecond: unique across devices.
+    public static func make() -> String {
+        let (ms, counter) = V7Clock.shared.next()
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for i in 0..<6 { bytes[i] = UInt8(truncatingIfNeeded: ms >> (40 - 8 * UInt64(i))) }
+        bytes[6] = 0x70 | UInt8(truncatingIfNeeded: counter >> 8)
+        bytes[7] = UInt8(truncatingIfNeeded: counter)
+        var rng = SystemRandomNumberGenerator()
+        let random = rng.next() as UInt64
+        for i in 0..<8 { bytes[8 + i] = UInt8(truncatingIfNeeded: random >> (56 - 8 * UInt64(i))) }
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        return format(bytes)
+    }
+
+    /// Lowercase 8-4-4-4-12 text of 16 bytes.
+    static func format(_ b: [UInt8]) -> String {
+        let digits: [UInt8] = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(36)
+        for (i, byte) in b.enumerated() {
+            if i == 4 || i == 6 || i == 8 || i == 10 { out.append(0x2D) }
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0xF)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The v7 time field and a per-millisecond counter, so ids made by one process sort in the order they
+    /// were made even within one millisecond, and never go backwards if the wall clock does.
+    final class V7Clock: Sendable {
+        static let shared = V7Clock()
+        private let state = Mutex<(ms: UInt64, counter: UInt16)>((0, 0))
+
+        func next() -> (UInt64, UInt16) {
+            var ts = timespec()
+            clock_gettime(CLOCK_REALTIME, &ts)
+            let now = UInt64(ts.tv_sec) * 1000 + UInt64(ts.tv_nsec) / 1_000_000
+            return state.withLock { s in
+                if now > s.ms {
+                    // A fresh millisecond starts the counter at a random point in its lower half, so two
+                    // processes' ids within one millisecond do not start from the same value.
+                    s = (now, UInt16.random(in: 0..<0x800))
+                } else if s.counter < 0xFFF {
+                    s.counter += 1
+                } else {
+                    // 4096 ids in one millisecond: borrow the next millisecond (keeps the order).
+                    s = (s.ms + 1, 0)
+                }
+                return (s.ms, s.counter)
+            }
+        }
+    }
 
     /// Lowercase canonical form of `text` when it is a UUID, else nil.
+    /// By hand, not through `UUID(uuidString:)`: Foundation's parser goes through sscanf and its text
+    /// through snprintf, which made id checks a visible share of every push and pull.
     public static func normalize(_ text: String) -> String? {
-        guard text.utf8.count == 36, let uuid = UUID(uuidString: text) else { return nil }
-        return uuid.uuidString.lowercased()
+        switch uuidShape(text) {
+        case .lowercase?: return text
+        case .mixedCase?: return text.lowercased()
+        case nil: return nil
+        }
+    }
+
+    private enum UUIDShape { case lowercase, mixedCase }
+
+    /// 8-4-4-4-12 hex digits with hyphens, or nil.
+    private static func uuidShape(_ text: String) -> UUIDShape? {
+        var text = text
+        return text.withUTF8 { b -> UUIDShape? in
+            guard b.count == 36 else { return nil }
+            var shape = UUIDShape.lowercase
+            for i in 0..<36 {
+                let c = b[i]
+                if i == 8 || i == 13 || i == 18 || i == 23 {
+                    guard c == 0x2D else { return nil }
+                    continue
+                }
+                switch c {
+                case 0x30...0x39, 0x61...0x66: continue
+                case 0x41...0x46: shape = .mixedCase
+                default: return nil
+                }
+            }
+            return shape
+        }
     }
 
     public static func isUUID(_ text: String) -> Bool { normalize(text) == text }
@@ -26,9 +114,7 @@ public enum Identifier {
         var bytes = Array(SHA256.hash(data: Array("tnotes:\(kind):\(parent)".utf8)).prefix(16))
         bytes[6] = (bytes[6] & 0x0F) | 0x80
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        let uuid = UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                              bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
-        return uuid.uuidString.lowercased()
+        return format(bytes)
     }
 
     public static func isSHA256Hex(_ text: String) -> Bool {

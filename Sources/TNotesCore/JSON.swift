@@ -152,7 +152,7 @@ extension JSON {
         switch self {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
-        case .int(let i): out.append(contentsOf: String(i).utf8)
+        case .int(let i): Self.writeInt(i, to: &out)
         case .double(let d):
             if d.isFinite {
                 if d == d.rounded() && abs(d) < 1e15 {
@@ -187,6 +187,18 @@ extension JSON {
             }
             out.append(UInt8(ascii: "}"))
         }
+    }
+
+    /// Decimal digits straight into the buffer (no intermediate String per number).
+    static func writeInt(_ i: Int64, to out: inout [UInt8]) {
+        if i < 0 { out.append(UInt8(ascii: "-")) }
+        var v = i.magnitude
+        let start = out.count
+        repeat {
+            out.append(UInt8(48 + v % 10))
+            v /= 10
+        } while v > 0
+        out[start...].reverse()
     }
 
     private static let hex: [UInt8] = Array("0123456789abcdef".utf8)

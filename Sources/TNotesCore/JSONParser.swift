@@ -114,16 +114,20 @@ struct JSONParser {
         i += 1
         let start = i
         // Fast path: no escapes.
+        var high: UInt8 = 0
         while i < bytes.count {
             let c = bytes[i]
             if c == UInt8(ascii: "\"") {
                 let raw = UnsafeBufferPointer(rebasing: bytes[start..<i])
                 i += 1
+                // All ASCII (the usual case) is valid UTF-8 as it stands: skip the generic validator.
+                if high < 0x80 { return String(decoding: raw, as: UTF8.self) }
                 guard let s = String(validating: raw, as: UTF8.self) else { throw error("invalid UTF-8 in a string") }
                 return s
             }
             if c == UInt8(ascii: "\\") { break }
             if c < 0x20 { throw error("control character in a string") }
+            high |= c
             i += 1
         }
         var out = [UInt8](UnsafeBufferPointer(rebasing: bytes[start..<i]))
@@ -216,6 +220,13 @@ struct JSONParser {
             if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
             guard i < bytes.count, (48...57).contains(bytes[i]) else { throw error("invalid number") }
             while i < bytes.count, (48...57).contains(bytes[i]) { i += 1 }
+        }
+        if isInteger && i - start <= 18 {
+            // Up to 18 characters cannot overflow an Int64: read the digits directly, no text in between.
+            var v: Int64 = 0
+            let negative = bytes[start] == UInt8(ascii: "-")
+            for k in (negative ? start + 1 : start)..<i { v = v * 10 + Int64(bytes[k] - 48) }
+            return .int(negative ? -v : v)
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
         if isInteger, let v = Int64(text) { return .int(v) }

@@ -111,7 +111,12 @@ public struct RecordSchema: Sendable {
                 out[field.name] = .null
                 continue
             }
-            out[field.name] = try field.type.validate(v, field: name(field.name))
+            do {
+                out[field.name] = try field.type.validate(v, field: field.name)
+            } catch {
+                // The dotted path is built only on failure (this loop runs for every field of every record).
+                throw error.under(path)
+            }
         }
         return out
     }

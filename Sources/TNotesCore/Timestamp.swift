@@ -9,14 +9,35 @@ public enum Timestamp {
         if ms < 0 { ms += 86_400_000; days -= 1 }
         let (y, m, d) = civil(fromDays: days)
         let h = ms / 3_600_000, mi = (ms / 60_000) % 60, s = (ms / 1000) % 60, f = ms % 1000
-        return pad(y, 4) + "-" + pad(m, 2) + "-" + pad(d, 2) + "T" + pad(h, 2) + ":" + pad(mi, 2) + ":" + pad(s, 2)
-            + "." + pad(f, 3) + "Z"
+        guard (0...9999).contains(y) else {
+            // Outside the fixed-width range (never canonical): the general path.
+            return pad(y, 4) + "-" + pad(m, 2) + "-" + pad(d, 2) + "T" + pad(h, 2) + ":" + pad(mi, 2) + ":" + pad(s, 2)
+                + "." + pad(f, 3) + "Z"
+        }
+        // One 24-byte buffer, no intermediate strings: this runs for every record written or checked.
+        return String(unsafeUninitializedCapacity: 24) { out in
+            func put(_ v: Int64, _ width: Int, at start: Int) {
+                var v = v
+                for k in stride(from: start + width - 1, through: start, by: -1) {
+                    out[k] = UInt8(48 + v % 10)
+                    v /= 10
+                }
+            }
+            put(y, 4, at: 0); out[4] = 0x2D; put(m, 2, at: 5); out[7] = 0x2D; put(d, 2, at: 8); out[10] = 0x54
+            put(h, 2, at: 11); out[13] = 0x3A; put(mi, 2, at: 14); out[16] = 0x3A; put(s, 2, at: 17); out[19] = 0x2E
+            put(f, 3, at: 20); out[23] = 0x5A
+            return 24
+        }
     }
 
     /// Parses RFC 3339 (any offset, any fraction precision) or a plain `YYYY-MM-DD` date (midnight UTC).
     /// Returns milliseconds since the epoch, or nil when the text is not such a time.
     public static func parse(_ text: String) -> Int64? {
-        let b = Array(text.utf8)
+        var text = text
+        return text.withUTF8 { parse(bytes: $0) }
+    }
+
+    private static func parse(bytes b: UnsafeBufferPointer<UInt8>) -> Int64? {
         func num(_ from: Int, _ len: Int) -> Int64? {
             guard from + len <= b.count else { return nil }
             var v: Int64 = 0
@@ -72,7 +93,18 @@ public enum Timestamp {
     /// Normalizes any accepted form to the canonical text; nil when not a time.
     public static func canonical(_ text: String) -> String? {
         guard let ms = parse(text), ms >= 0, ms < 253_402_300_800_000 else { return nil }
+        // Already canonical (the usual case: what this product writes): kept as it is, no new string.
+        if isCanonicalShape(text) { return text }
         return format(millis: ms)
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS.mmmZ` with seconds below 60 (a leap second is clamped, so it is not canonical
+    /// as written). Only called once `parse` has accepted the text, so digits and ranges are checked.
+    private static func isCanonicalShape(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { b in
+            b.count == 24 && b[10] == 0x54 && b[19] == 0x2E && b[23] == 0x5A && b[17] <= 0x35
+        }
     }
 
     /// The wall clock in milliseconds since the epoch.

@@ -21,6 +21,15 @@ extension StoreSession {
                              recordId: $0[3].string ?? "", text: $0[4].string ?? "") }
     }
 
+    /// The oldest queued entries after `seq` (the next batch while the one up to `seq` is still out).
+    public func queuedChanges(after seq: Int64, limit: Int) throws -> [QueuedChange] {
+        try db.query("""
+            SELECT seq, op_id, collection, record_id, change FROM outbox WHERE state = 'queued' AND seq > ? ORDER BY seq LIMIT ?
+            """, [.int(seq), .int(Int64(limit))]
+        ).map { QueuedChange(seq: $0[0].int ?? 0, opId: $0[1].string ?? "", collection: $0[2].string ?? "",
+                             recordId: $0[3].string ?? "", text: $0[4].string ?? "") }
+    }
+
     public enum PushOutcome: Sendable, Equatable {
         case applied, duplicate, superseded
         case rejected(String)

@@ -245,28 +245,44 @@ public actor SyncEngine {
             report.pulled += try await pullAll()
         }
 
-        // Push: the outbox in order, a batch at a time, each batch settled in one transaction.
-        while true {
-            let batch = try await store.read { s in try s.queuedChanges(limit: batchSize) }
-            if batch.isEmpty { break }
+        // Push: the outbox in order, a batch at a time, each batch settled in one transaction. One batch is
+        // in flight while the one before it settles: batch N+1 is read while the server works on N, and sent
+        // as soon as N is answered, so the device's settling and the server's applying overlap. The order
+        // on the server is kept (N+1 is sent only after N is answered), and a crash between sending N+1 and
+        // settling N only resends entries the server recognizes by their op ids (answered "duplicate").
+        var batch = try await store.read { s in try s.queuedChanges(limit: batchSize) }
+        var flight: Task<SyncClient.PushAnswer, Error>? = batch.isEmpty ? nil : push(batch, deviceId: deviceId)
+        while let current = flight {
+            let sent = batch
+            let next = try await store.read { s in try s.queuedChanges(after: sent.last!.seq, limit: batchSize) }
             let answer: SyncClient.PushAnswer
             do {
-                answer = try await client.push(deviceId: deviceId, changes: batch)
+                answer = try await current.value
             } catch {
                 let message = "\(error)"
-                try? await store.write { s in try s.noteAttempt(batch, error: message) }
+                try? await store.write { s in try s.noteAttempt(sent, error: message) }
                 throw error
             }
             let results = answer.outcomes
-            let missing = batch.filter { results[$0.opId] == nil }
-            try await store.write { s in
-                for e in batch { if let o = results[e.opId] { try s.settle(e, outcome: o) } }
-                // Everything between the two cursors is this batch: skip it if we were right before it.
-                if let before = answer.previousCursor, let after = answer.cursor, try s.pullCursor() == before {
-                    try s.setPullCursor(after)
+            let missing = sent.filter { results[$0.opId] == nil }
+            // The next batch goes out only if this one was answered in full (else the cycle fails here).
+            batch = next
+            flight = next.isEmpty || !missing.isEmpty ? nil : push(next, deviceId: deviceId)
+            do {
+                try await store.write { s in
+                    for e in sent { if let o = results[e.opId] { try s.settle(e, outcome: o) } }
+                    // Everything between the two cursors is this batch: skip it if we were right before it.
+                    if let before = answer.previousCursor, let after = answer.cursor, try s.pullCursor() == before {
+                        try s.setPullCursor(after)
+                    }
                 }
+            } catch {
+                // Not left running past the cycle: wait for the batch in flight (its entries stay queued
+                // and are recognized as duplicates next time).
+                _ = try? await flight?.value
+                throw error
             }
-            for e in batch {
+            for e in sent {
                 switch results[e.opId] {
                 case .applied?, .duplicate?: report.pushed += 1
                 case .superseded?: report.conflicts += 1
@@ -277,11 +293,22 @@ public actor SyncEngine {
                 }
             }
             if !missing.isEmpty { throw SyncFailure.malformed("the server gave no result for \(missing.count) change(s)") }
+            if flight == nil {
+                // Entries queued while the last batch was out (their seqs are above it) are picked up here.
+                batch = try await store.read { s in try s.queuedChanges(after: sent.last!.seq, limit: batchSize) }
+                if !batch.isEmpty { flight = push(batch, deviceId: deviceId) }
+            }
         }
 
         report.pulled += try await pullAll()
         report.durationMs = Int(Timestamp.nowMillis() - started)
         return report
+    }
+
+    /// Sends one batch; runs while the engine settles the batch before it.
+    private func push(_ batch: [StoreSession.QueuedChange], deviceId: String) -> Task<SyncClient.PushAnswer, Error> {
+        let client = self.client
+        return Task { try await client.push(deviceId: deviceId, changes: batch) }
     }
 
     /// Pulls every page after our cursor; each page and the cursor after it commit together.

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TNotesCore
 
@@ -34,6 +35,23 @@ import TNotesCore
             seen.insert(id)
         }
         #expect(seen.count == 1000)
+    }
+
+    /// Version 7 (time-ordered): ids made one after another sort in the order they were made, so the
+    /// B-trees keyed by id grow at their right edge instead of on a random page per insert.
+    @Test func makeGivesTimeOrderedVersion7Ids() throws {
+        let ids = (0..<10_000).map { _ in Identifier.make() }
+        #expect(ids == ids.sorted())
+        #expect(Set(ids).count == ids.count)
+        for id in ids.prefix(100) {
+            let chars = Array(id)
+            #expect(chars[14] == "7")
+            #expect("89ab".contains(chars[19]))
+        }
+        // The first 48 bits are Unix milliseconds: within a minute of now.
+        let ms = try #require(UInt64(String(Array(ids[0]).filter { $0 != "-" }.prefix(12)), radix: 16))
+        let now = UInt64(Date().timeIntervalSince1970 * 1000)
+        #expect(ms <= now + 1000 && now - ms < 60_000)
     }
 
     @Test func normalize() {
