@@ -120,7 +120,7 @@ let package = Package(
         .testTarget(name: "TNotesCLITests", dependencies: ["TNotesTestSupport", "TNotesCore", "tnotes", "tnotesd"],
                     resources: [.copy("Golden")]),
         .testTarget(name: "TNotesReliabilityTests", dependencies: ["TNotesTestSupport", "TNotesCore", "tnotesd", "tnotes-server"]),
-        .testTarget(name: "TNotesSyncTests", dependencies: ["TNotesTestSupport", "TNotesCore", "TNotesSync", "tnotesd", "tnotes-server"]),
+        .testTarget(name: "TNotesSyncTests", dependencies: ["TNotesTestSupport", "TNotesCore", "TNotesStore", "TNotesSync", "tnotesd", "tnotes-server"]),
         .testTarget(name: "TNotesServerTests", dependencies: ["TNotesTestSupport", "TNotesCore", "tnotes-server"]),
     ]
 )

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+import TNotesCore
+import TNotesStore
+import TNotesTestSupport
+
+/// The push keeps one batch in flight while the batch before it settles. What must still hold: the
+/// server applies batches in outbox order, an edit whose entries span batches ends synced with its last
+/// version, and a lost answer while the next batch is being read neither loses nor doubles a change.
+@Suite("sync: pipelined push")
+struct PipelinedPushTests {
+    /// Each note's `sync_state`, read from the daemon's own SQLite file (the RPC views show it per sermon).
+    func noteStates(_ d: DaemonProcess) throws -> [String] {
+        let db = try SQLiteConnection(path: "\(d.dataDir)/tnotes.sqlite", create: false)
+        return try db.query("SELECT sync_state FROM records WHERE collection = 'notes'").compactMap { $0[0].string }
+    }
+
+    @Test("a record edited in several batches ends with its last edit, every entry settled, B identical")
+    func editsAcrossBatches() throws {
+        let rig = try SyncRig(batchSize: 5)
+        defer { rig.stop() }
+        try rig.withLogs {
+            let ca = try rig.rpc(0), cb = try rig.rpc(1)
+            let sermon = try #require(try ca.call("sermon.create", ["title": "Pipelined"])["id"]?.stringValue)
+            let first = try #require(try ca.call("note.add", ["sermonId": .string(sermon), "text": "v0", "timestamp": 0])["id"]?.stringValue)
+            var doomed = ""
+            // 6 other notes between each edit of `first`: its five entries fall in different batches of 5.
+            for edit in 1...5 {
+                for k in 0..<6 {
+                    let n = try ca.call("note.add", ["sermonId": .string(sermon), "text": .string("e\(edit)k\(k)"),
+                                                     "timestamp": .int(Int64(edit * 10 + k))])
+                    if edit == 2 && k == 3 { doomed = n["id"]?.stringValue ?? "" }
+                }
+                try ca.call("note.update", ["id": .string(first), "text": .string("v\(edit)")])
+            }
+            try ca.call("note.delete", ["id": .string(doomed)])
+            // (A local-change sync may already have pushed part of it: only the end state is asserted.)
+            let queued = 1 + 1 + 30 + 5 + 1
+            try ca.call("sync.now", ["wait": true])
+            #expect(try rig.waitDrained(0))
+
+            // The server's log holds every entry once, in the order A made them.
+            let changes = try rig.serverChanges()
+            #expect(changes.count == queued)
+            let firstTexts = changes.filter { $0["id"]?.stringValue == first }.compactMap { $0["record"]?["text"]?.stringValue }
+            #expect(firstTexts == ["v0", "v1", "v2", "v3", "v4", "v5"])
+            #expect(try rig.serverRecord(first)?["text"] == "v5")
+            #expect(try rig.serverRecord(doomed)?["deletedAt"]?.stringValue != nil)
+
+            // Every record on A is settled: nothing left pending behind a later entry of the same record.
+            let onA = try ca.call("sermon.get", ["id": .string(sermon)])
+            let states = try noteStates(rig.a)
+            #expect(states.count == 31 && states.allSatisfy { $0 == "synced" }, "\(states)")
+            #expect(onA["syncState"] == "synced")
+
+            try cb.call("sync.now", ["wait": true])
+            let onB = try cb.call("sermon.get", ["id": .string(sermon)])
+            #expect(onB.removing("syncState") == onA.removing("syncState"))
+            #expect(onB["notes"]?.arrayValue?.first { $0["id"]?.stringValue == first }?["text"] == "v5")
+        }
+    }
+
+    @Test("the answer to the second batch is lost: the cycle fails, the retry completes, no change is doubled")
+    func lostAnswerMidPipeline() throws {
+        let rig = try SyncRig(devices: 1, proxied: [0], backoffBase: 0.2, backoffMax: 1, batchSize: 10)
+        defer { rig.stop() }
+        let proxy = try #require(rig.proxy)
+        try rig.withLogs {
+            let ca = try rig.rpc(0)
+            // Set before any write: whichever sync pushes (the local-change one or ours), its second batch's
+            // answer is lost after the server applied it.
+            proxy.addFault(.passThrough, method: "POST", pathPrefix: "/v1/sync/push", times: 1)
+            proxy.addFault(.dropResponse, method: "POST", pathPrefix: "/v1/sync/push", times: 1)
+            let sermon = try #require(try ca.call("sermon.create", ["title": "Lost answer"])["id"]?.stringValue)
+            for i in 0..<44 {
+                try ca.call("note.add", ["sermonId": .string(sermon), "text": .string("n\(i)"), "timestamp": .int(Int64(i))])
+            }
+            _ = try? ca.call("sync.now", ["wait": true])
+            // The server applied the batch whose answer was lost; A still holds it and sends it again.
+            #expect(try rig.waitDrained(0, timeout: 20), "\(rig.logs())")
+            #expect(proxy.faultsInjected == 1)
+            let changes = try rig.serverChanges()
+            let ids = changes.compactMap { $0["id"]?.stringValue }
+            #expect(ids.count == 45, "\(ids.count) changes in the server's log")
+            #expect(Set(ids).count == 45)
+            let texts = changes.compactMap { $0["record"]?["text"]?.stringValue }
+            #expect(texts == (0..<44).map { "n\($0)" }, "applied out of order or doubled")
+            let states = try noteStates(rig.a)
+            #expect(states.count == 44 && states.allSatisfy { $0 == "synced" }, "\(states)")
+        }
+    }
+}
