@@ -120,7 +120,9 @@ public final class UnixSocketServer: Service, Sendable {
             try await withThrowingDiscardingTaskGroup { group in
                 try await serverChannel.executeThenClose { inbound in
                     for try await connection in inbound {
-                        group.addTask { await self.serve(connection) }
+                        group.addTask(executorPreference: EventLoopTaskExecutor(connection.channel.eventLoop)) {
+                            await self.serve(connection)
+                        }
                     }
                 }
             }
