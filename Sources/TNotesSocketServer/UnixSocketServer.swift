@@ -196,12 +196,28 @@ public final class UnixSocketServer: Service, Sendable {
                             let e = Dispatcher.response(id: .null, error: .tooLarge(limit: configuration.maxLineBytes))
                             try await outbound.write(Self.lineBuffer(e))
                             return
-                        case .line(let buffer):
-                            let bytes = Array(buffer.readableBytesView)
-                            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+                        case .lines(let lines):
+                            // Answers are written together at the end of the batch (one write for a
+                            // pipelining client), or at once when answering has taken a while already, so
+                            // a slow request never holds back the answers before it for long. The connection
+                            // counts as busy until its answers are out: a graceful stop waits for them.
                             guard markBusy(id, true) else { return }
-                            let reply = await dispatcher.handle(line: bytes, context: context)
-                            if let reply { try await outbound.write(Self.lineBuffer(reply)) }
+                            var answers: [ByteBuffer] = []
+                            var since = ContinuousClock.now
+                            for buffer in lines {
+                                let bytes = Array(buffer.readableBytesView)
+                                if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+                                let reply = await dispatcher.handle(line: bytes, context: context)
+                                if let reply { answers.append(Self.lineBuffer(reply)) }
+                                if !answers.isEmpty && ContinuousClock.now - since > .milliseconds(2) {
+                                    try await outbound.write(contentsOf: answers)
+                                    answers.removeAll()
+                                    since = ContinuousClock.now
+                                }
+                                // Stopping: the request in hand is answered, the rest of the batch is not started.
+                                if state.withLock({ $0.shuttingDown }) { break }
+                            }
+                            if !answers.isEmpty { try await outbound.write(contentsOf: answers) }
                             guard markBusy(id, false) else { return }
                         }
                     }

@@ -508,6 +508,43 @@ struct RPCProtocolTests {
         }
     }
 
+    /// Lines that arrive together are answered together (one write); order and completeness must hold
+    /// however the stream is cut, and lines before an over-limit line are still answered before the refusal.
+    @Test("500 pipelined requests in one write: 500 answers in order; good lines before an over-limit one are answered first")
+    func pipelinedBatchesAndOverflow() throws {
+        try withDaemon(config: "[limits]\nmax_request_bytes = 4096\n") { d in
+            let c = try d.client()
+            let sermon = try #require(try c.call("sermon.create", ["title": "pipelined"])["id"])
+            var text = ""
+            for i in 1...500 {
+                let r = i % 2 == 0 ? request(.int(Int64(i)), "sermon.get", ["id": sermon])
+                    : request(.int(Int64(i)), "note.add", ["sermonId": sermon, "text": .string("n\(i)"), "timestamp": .int(Int64(i))])
+                text += r.text + "\n"
+            }
+            try c.send(bytes: Array(text.utf8))
+            for i in 1...500 {
+                let r = try readReply(c)
+                expectResult(r, id: .int(Int64(i)))
+                if i % 2 == 0 {
+                    // Each read sees every write answered before it on this connection.
+                    #expect(r["result"]?["notes"]?.arrayValue?.count == i / 2)
+                }
+            }
+
+            let c2 = try d.client()
+            let good = request(1, "sermon.create", ["title": "before the overflow"]).text + "\n"
+                + request(2, "daemon.status").text + "\n"
+            let huge = request(3, "sermon.create", ["title": .string(String(repeating: "x", count: 6000))]).text + "\n"
+            try c2.send(bytes: Array((good + huge).utf8))
+            expectResult(try readReply(c2), id: 1)
+            expectResult(try readReply(c2), id: 2)
+            expectError(try readReply(c2), code: -32003)
+            #expect(c2.isClosedByPeer(timeout: 15))
+            let titles = try d.client().call("sermon.list", [:])["items"]?.arrayValue?.compactMap { $0["title"]?.stringValue } ?? []
+            #expect(Set(titles) == ["pipelined", "before the overflow"])
+        }
+    }
+
     @Test("\\r\\n line endings are accepted")
     func crlfLineEndings() throws {
         try withDaemon { d in
