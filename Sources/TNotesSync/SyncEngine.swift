@@ -308,34 +308,61 @@ public actor SyncEngine {
     /// Sends one batch; runs while the engine settles the batch before it.
     private func push(_ batch: [StoreSession.QueuedChange], deviceId: String) -> Task<SyncClient.PushAnswer, Error> {
         let client = self.client
-        return Task { try await client.push(deviceId: deviceId, changes: batch) }
+        return Task.detached { try await client.push(deviceId: deviceId, changes: batch) }
     }
 
     /// Pulls every page after our cursor; each page and the cursor after it commit together.
     private func pullAll() async throws -> Int {
         var pulled = 0
         var cursor = try await store.read { s in try s.pullCursor() }
-        while true {
-            let page = try await client.pull(cursor: cursor, limit: pullPageSize)
-            let (applied, invalid) = try await store.write { s in
-                var applied = 0, invalid = 0
-                for raw in page.changes {
-                    guard let change = try? Change(json: raw, requireOpId: false) else {
-                        invalid += 1
-                        continue
-                    }
-                    if try s.apply(change, origin: .remote) == .applied { applied += 1 }
-                }
-                try s.setPullCursor(page.cursor)
-                return (applied, invalid)
-            }
-            if invalid > 0 { logger.warning("skipped invalid pulled changes", metadata: ["count": "\(invalid)"]) }
-            pulled += applied
+        // Page N+1 is fetched and decoded while page N is applied: the HTTP round trip and the JSON work
+        // run beside the store's transaction. Pages still apply strictly in order, each with its cursor.
+        var next: Task<DecodedPage, Error>? = fetch(after: cursor)
+        while let current = next {
+            let page = try await current.value
             if page.cursor == cursor && page.hasMore { throw SyncFailure.malformed("the pull cursor did not advance") }
+            next = page.hasMore ? fetch(after: page.cursor) : nil
+            let applied: Int
+            do {
+                applied = try await store.write { s in
+                    var applied = 0
+                    for change in page.changes where try s.apply(change, origin: .remote) == .applied { applied += 1 }
+                    try s.setPullCursor(page.cursor)
+                    return applied
+                }
+            } catch {
+                next?.cancel()
+                _ = try? await next?.value
+                throw error
+            }
+            if page.invalid > 0 { logger.warning("skipped invalid pulled changes", metadata: ["count": "\(page.invalid)"]) }
+            pulled += applied
             cursor = page.cursor
-            if !page.hasMore { break }
         }
         return pulled
+    }
+
+    /// A pull page with its changes already decoded and validated (invalid ones counted, not applied).
+    struct DecodedPage: Sendable {
+        let changes: [Change]
+        let invalid: Int
+        let cursor: String
+        let hasMore: Bool
+    }
+
+    private func fetch(after cursor: String?) -> Task<DecodedPage, Error> {
+        let client = self.client, limit = pullPageSize
+        // Detached: the decoding runs on the pool, not on this actor (which stays free for status calls).
+        return Task.detached {
+            let page = try await client.pull(cursor: cursor, limit: limit)
+            var changes = [Change]()
+            changes.reserveCapacity(page.changes.count)
+            var invalid = 0
+            for raw in page.changes {
+                if let change = try? Change(json: raw, requireOpId: false) { changes.append(change) } else { invalid += 1 }
+            }
+            return DecodedPage(changes: changes, invalid: invalid, cursor: page.cursor, hasMore: page.hasMore)
+        }
     }
 
     // MARK: Status
