@@ -239,6 +239,88 @@ public final class PostgresServerStorage: ServerStorage, @unchecked Sendable {
             return out
         }
 
+        /// The whole batch in five statements: which op ids are known, the stored versions of the batch's
+        /// records, then the log rows, the records' final versions and the op results, each as one
+        /// `unnest` insert. Decisions are made here in order, as `SyncService.merge` makes them.
+        func mergeBatch(_ changes: [Change]) async throws -> [String] {
+            if changes.isEmpty { return [] }
+            var known = Set<String>()
+            for try await op in try await conn.query(
+                "SELECT op_id FROM applied_ops WHERE user_id = \(user) AND op_id = ANY(\(changes.map(\.opId)))", logger: logger
+            ).decode(String.self) { known.insert(op) }
+            let keyCollections = changes.map(\.collection.rawValue), keyIds = changes.map(\.id)
+            var current = [String: RecordVersion]()
+            for try await (c, id, u, d) in try await conn.query("""
+                SELECT r.collection, r.id, r.updated_at, r.device_id
+                FROM records r JOIN (SELECT DISTINCT * FROM unnest(\(keyCollections)::text[], \(keyIds)::text[])) AS k(c, id)
+                  ON r.collection = k.c AND r.id = k.id
+                WHERE r.user_id = \(user)
+                """, logger: logger).decode((String, String, String, String).self)
+            {
+                current[c + "/" + id] = RecordVersion(updatedAt: u, deviceId: d)
+            }
+
+            var verdicts = [String]()
+            verdicts.reserveCapacity(changes.count)
+            var logged: [(seq: Int64, change: Change, body: String)] = []
+            var finalVersion = [String: Int]()  // record key → index in `logged` of its last applied version
+            var opIds = [String](), opResults = [String]()
+            for change in changes {
+                if known.contains(change.opId) {
+                    verdicts.append(MergeOutcome.duplicate.rawValue)
+                    continue
+                }
+                known.insert(change.opId)
+                let key = change.collection.rawValue + "/" + change.id
+                let outcome = MergeRule.decide(existing: current[key], incoming: change.version,
+                                               appendOnly: change.collection.isAppendOnly)
+                if outcome == .applied {
+                    seq += 1
+                    logged.append((seq, change, JSON.object(change.record).text))
+                    current[key] = change.version
+                    finalVersion[key] = logged.count - 1
+                }
+                opIds.append(change.opId)
+                opResults.append(outcome.rawValue)
+                verdicts.append(outcome.rawValue)
+            }
+
+            if !logged.isEmpty {
+                let seqs = logged.map(\.seq), cols = logged.map { $0.change.collection.rawValue }, ids = logged.map { $0.change.id }
+                let ops = logged.map { $0.change.op.rawValue }, ups = logged.map { $0.change.updatedAt }
+                let devs = logged.map { $0.change.deviceId }, bodies = logged.map(\.body)
+                try await conn.query("""
+                    INSERT INTO changes(user_id, seq, collection, id, op, updated_at, device_id, body)
+                    SELECT \(user), s, c, i, o, u, d, b::jsonb
+                    FROM unnest(\(seqs)::int8[], \(cols)::text[], \(ids)::text[], \(ops)::text[], \(ups)::text[], \(devs)::text[],
+                                \(bodies)::text[]) AS t(s, c, i, o, u, d, b)
+                    """, logger: logger)
+                // One row per record (its last version in this batch): ON CONFLICT may touch a row only once.
+                let last = finalVersion.values.sorted().map { logged[$0] }
+                let rSeqs = last.map(\.seq), rCols = last.map { $0.change.collection.rawValue }, rIds = last.map { $0.change.id }
+                // NULL cannot ride in these arrays: '' stands for it (never a valid sermon id or time).
+                let rSermons = last.map { $0.change.record.sermonId ?? "" }, rDeleted = last.map { $0.change.record.deletedAt ?? "" }
+                let rUps = last.map { $0.change.updatedAt }, rDevs = last.map { $0.change.deviceId }, rBodies = last.map(\.body)
+                try await conn.query("""
+                    INSERT INTO records(user_id, collection, id, sermon_id, updated_at, device_id, deleted_at, seq, body)
+                    SELECT \(user), c, i, NULLIF(sid, ''), u, d, NULLIF(del, ''), s, b::jsonb
+                    FROM unnest(\(rCols)::text[], \(rIds)::text[], \(rSermons)::text[], \(rUps)::text[], \(rDevs)::text[],
+                                \(rDeleted)::text[], \(rSeqs)::int8[], \(rBodies)::text[]) AS t(c, i, sid, u, d, del, s, b)
+                    ON CONFLICT (user_id, collection, id) DO UPDATE SET sermon_id = excluded.sermon_id,
+                      updated_at = excluded.updated_at, device_id = excluded.device_id, deleted_at = excluded.deleted_at,
+                      seq = excluded.seq, body = excluded.body
+                    """, logger: logger)
+            }
+            if !opIds.isEmpty {
+                try await conn.query("""
+                    INSERT INTO applied_ops(user_id, op_id, result)
+                    SELECT \(user), o, r FROM unnest(\(opIds)::text[], \(opResults)::text[]) AS t(o, r)
+                    ON CONFLICT DO NOTHING
+                    """, logger: logger)
+            }
+            return verdicts
+        }
+
         func write(_ change: Change) async throws -> Int64 {
             seq += 1
             let s = seq

@@ -45,14 +45,19 @@ public struct SyncService: Sendable {
         let batch = parsed
         return try await storage.transaction(user: user) { tx in
             let before = tx.seq
+            let valid = batch.compactMap { item -> Change? in if case .success(let c) = item.change { return c } else { return nil } }
+            let verdicts = try await tx.mergeBatch(valid)
+            guard verdicts.count == valid.count else { throw ServerError.storage("merge returned \(verdicts.count) verdicts for \(valid.count) changes") }
             var results = [PushResult]()
             results.reserveCapacity(batch.count)
+            var next = 0
             for (opId, change) in batch {
                 switch change {
                 case .failure(let e):
                     results.append(PushResult(opId: opId, status: "rejected", error: "\(e.field): \(e.reason)"))
-                case .success(let change):
-                    results.append(PushResult(opId: opId, status: try await Self.merge(change, in: tx), error: nil))
+                case .success:
+                    results.append(PushResult(opId: opId, status: verdicts[next], error: nil))
+                    next += 1
                 }
             }
             return PushOutcome(results: results, seqBefore: before, seqAfter: tx.seq)

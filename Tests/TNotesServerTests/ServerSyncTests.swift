@@ -146,6 +146,48 @@ struct ServerSyncTests {
         }
     }
 
+    /// One batch in which later changes depend on earlier ones: PostgreSQL merges a batch set-wise (a few
+    /// statements for the whole batch), and must give exactly the verdicts of one-at-a-time merging.
+    @Test("one batch: a record written twice, an older write, a repeated op id, a chat message twice, a delete",
+          arguments: Backend.allCases)
+    func dependentChangesInOneBatch(backend: Backend) throws {
+        try withServer(backend) { server, tokens in
+            let http = server.client(tokens["alice"])
+            let s = Wire.id(), n = Wire.id(), chat = Wire.id()
+            let first = Wire.change(.notes, Wire.note(n, sermonId: s, text: "v1", updatedAt: Wire.time(10)))
+            let batch = [
+                Wire.change(.sermons, Wire.sermon(s)),
+                first,
+                Wire.change(.notes, Wire.note(n, sermonId: s, text: "v2", updatedAt: Wire.time(20))),
+                Wire.change(.notes, Wire.note(n, sermonId: s, text: "older", updatedAt: Wire.time(15))),
+                first,
+                Wire.change(.chatMessages, Wire.chat(chat, sermonId: s)),
+                Wire.change(.chatMessages, Wire.chat(chat, sermonId: s, content: "again")),
+                Wire.change(.notes, Wire.note(n, sermonId: s, text: "v2", updatedAt: Wire.time(30), deletedAt: Wire.time(30))),
+                Wire.change(.notes, Wire.note(n, sermonId: s, text: "v2", updatedAt: Wire.time(20))),
+            ]
+            let answer = try http.push(batch)
+            #expect(answer.statuses == ["applied", "applied", "applied", "superseded", "duplicate", "applied", "duplicate",
+                                        "applied", "superseded"], "\(answer.results)")
+            let pulled = try http.pullAll().changes
+            #expect(seqs(pulled) == Array(1...5))
+            let noteLog = pulled.filter { $0["id"]?.stringValue == n }
+            #expect(noteLog.map { $0["op"] } == ["upsert", "upsert", "delete"])
+            #expect(noteLog.map { $0["record"]?["text"] } == ["v1", "v2", "v2"])
+            #expect(noteLog.last?["record"]?["deletedAt"] == .string(Wire.time(30)))
+            #expect(pulled.first { $0["id"]?.stringValue == chat }?["record"]?["content"] == "What is grace?")
+
+            // The stored version is the batch's last applied one: a later push compares against it.
+            let late = Wire.change(.notes, Wire.note(n, sermonId: s, text: "v3", updatedAt: Wire.time(25)))
+            #expect(try http.push([late]).statuses == ["superseded"])
+            let newer = Wire.change(.notes, Wire.note(n, sermonId: s, text: "v4", updatedAt: Wire.time(40)))
+            #expect(try http.push([newer]).statuses == ["applied"])
+            // The whole batch again: every op id is known.
+            #expect(try http.push(batch).statuses == Array(repeating: "duplicate", count: batch.count))
+            #expect(try http.pullAll().changes.count == 6)
+        }
+    }
+
     @Test("LWW by (updatedAt, deviceId): devB beats devA at the same time in either order; older is superseded",
           arguments: Backend.allCases)
     func lastWriterWins(backend: Backend) throws {
