@@ -1,21 +1,28 @@
 import Foundation
+import Synchronization
 
 /// A throwaway PostgreSQL cluster for tests: initdb in a temp dir, listening on loopback only, on a free
 /// port, trust auth. One per test process (started on first use, stopped at exit); each test makes its
 /// own database with `makeDatabase()`. PostgreSQL refuses to run as root, so as root it runs as the
 /// `postgres` system user that Debian's package creates.
 public final class PostgresServer: @unchecked Sendable {
-    public static let shared: Result<PostgresServer, HarnessError> = {
+    /// For tests: `fsync=off` (nothing here needs to survive a power cut, and tests run faster).
+    public static let shared: Result<PostgresServer, HarnessError> = make(fsync: false)
+    /// For the benchmark: PostgreSQL's defaults (`fsync=on`, synchronous commit), so its figures compare
+    /// with the SQLite backend's `synchronous=FULL`.
+    public static let durable: Result<PostgresServer, HarnessError> = make(fsync: true)
+
+    private static func make(fsync: Bool) -> Result<PostgresServer, HarnessError> {
         do {
-            let s = try PostgresServer()
-            atexit { PostgresServer.stopShared() }
+            let s = try PostgresServer(fsync: fsync)
+            if started.withLock({ $0.count }) == 1 { atexit { PostgresServer.stopShared() } }
             return .success(s)
         } catch let e as HarnessError {
             return .failure(e)
         } catch {
             return .failure(HarnessError("\(error)"))
         }
-    }()
+    }
 
     public let dir: String
     public let port: Int
@@ -23,11 +30,13 @@ public final class PostgresServer: @unchecked Sendable {
     private let lock = NSLock()
     private var counter = 0
 
+    private static let started = Mutex<[PostgresServer]>([])
+
     static func stopShared() {
-        if case .success(let s) = shared { s.stop() }
+        for s in started.withLock({ $0 }) { s.stop() }
     }
 
-    init() throws {
+    init(fsync: Bool) throws {
         guard let bin = Self.findBin() else { throw HarnessError("PostgreSQL binaries not found (apt-get install postgresql)") }
         self.bin = bin
         let base = TempDirectory("tnpg")
@@ -40,7 +49,7 @@ public final class PostgresServer: @unchecked Sendable {
         }
         let initdb = try Self.runAsPostgres("\(bin)/initdb", ["-D", "\(dir)/data", "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"])
         guard initdb.status == 0 else { throw HarnessError("initdb failed: \(initdb.stderr)") }
-        let opts = "-c listen_addresses=127.0.0.1 -c port=\(port) -c unix_socket_directories=\(dir) -c fsync=off -c max_connections=200"
+        let opts = "-c listen_addresses=127.0.0.1 -c port=\(port) -c unix_socket_directories=\(dir) -c fsync=\(fsync ? "on" : "off") -c max_connections=200"
         let args = ["-D", "\(dir)/data", "-l", "\(dir)/pg.log", "-o", opts, "-w", "-t", "60", "start"]
         let status = getuid() == 0
             ? try ProcessRunner.runDetached("/usr/sbin/runuser", ["-u", "postgres", "--", "\(bin)/pg_ctl"] + args,
@@ -50,6 +59,7 @@ public final class PostgresServer: @unchecked Sendable {
             let log = (try? String(contentsOfFile: "\(dir)/pg.log", encoding: .utf8)) ?? ""
             throw HarnessError("pg_ctl start failed (\(status)): \(log)")
         }
+        Self.started.withLock { $0.append(self) }
     }
 
     /// A new empty database; returns its URL.
