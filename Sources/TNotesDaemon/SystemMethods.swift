@@ -78,7 +78,7 @@ struct SystemMethods {
 
     static func syncStatus(store: Store, sync: SyncEngine?) async throws -> JSON {
         if let sync { return try await sync.status() }
-        let counts = try await store.read { s in try s.outboxCounts() }
+        let counts = store.outboxCounts
         return [
             "state": "disabled", "serverUrl": .null, "pendingOps": .int(Int64(counts.queued)),
             "failedOps": .int(Int64(counts.failed)), "attempt": 0, "nextAttemptAt": .null, "lastSuccessAt": .null,

@@ -41,7 +41,9 @@ extension StoreSession {
     public func settle(_ entry: QueuedChange, outcome: PushOutcome) throws {
         switch outcome {
         case .applied, .duplicate, .superseded:
-            try db.run("DELETE FROM outbox WHERE seq = ?", [.int(entry.seq)])
+            if let state = try db.query("DELETE FROM outbox WHERE seq = ? RETURNING state", [.int(entry.seq)]).first?[0].string {
+                if state == "failed" { outboxDelta.failed -= 1 } else { outboxDelta.queued -= 1 }
+            }
             let stillQueued = try db.scalar("""
                 SELECT count(*) FROM outbox WHERE collection = ? AND record_id = ? AND state = 'queued'
                 """, [.text(entry.collection), .text(entry.recordId)]).int ?? 0
@@ -50,8 +52,13 @@ extension StoreSession {
                            [.text(entry.collection), .text(entry.recordId)])
             }
         case .rejected(let reason):
+            let was = try db.scalar("SELECT state FROM outbox WHERE seq = ?", [.int(entry.seq)]).string
             try db.run("UPDATE outbox SET state = 'failed', attempts = attempts + 1, last_error = ? WHERE seq = ?",
                        [.text(reason), .int(entry.seq)])
+            if was == "queued" {
+                outboxDelta.queued -= 1
+                outboxDelta.failed += 1
+            }
             try db.run("UPDATE records SET sync_state = 'error' WHERE collection = ? AND id = ?",
                        [.text(entry.collection), .text(entry.recordId)])
         }

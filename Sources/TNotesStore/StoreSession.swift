@@ -7,6 +7,9 @@ public final class StoreSession {
     let db: SQLiteConnection
     unowned let store: Store
     var changes: [RecordChange] = []
+    /// How this session changed the outbox's queued and failed counts; the store adds it to its running
+    /// totals once the session's writes have committed (and drops it if they roll back).
+    var outboxDelta = OutboxCounts()
 
     init(db: SQLiteConnection, store: Store) {
         self.db = db
@@ -150,6 +153,7 @@ public final class StoreSession {
                 """,
                 [.text(change.opId), .text(change.collection.rawValue), .text(change.id), .text(change.op.rawValue),
                  .text(change.json.text), .text(Timestamp.now())])
+            outboxDelta.queued += 1
         }
         changes.append(RecordChange(collection: change.collection, id: change.id, sermonId: change.record.sermonId,
                                     op: change.op, origin: origin))
@@ -170,6 +174,7 @@ public final class StoreSession {
         }
     }
 
+    /// Counted in the database (a scan of the outbox): what `Store.outboxCounts` keeps without scanning.
     public func outboxCounts() throws -> (queued: Int, failed: Int) {
         let rows = try db.query("SELECT state, count(*) FROM outbox GROUP BY state")
         var queued = 0, failed = 0

@@ -368,7 +368,7 @@ public actor SyncEngine {
     // MARK: Status
 
     public func status() async throws -> JSON {
-        let counts = try await store.read { s in try s.outboxCounts() }
+        let counts = store.outboxCounts
         var triggers = [String: JSON]()
         for t in SyncTrigger.allCases { triggers[t.rawValue] = .int(Int64(triggerCounts[t] ?? 0)) }
         return [
