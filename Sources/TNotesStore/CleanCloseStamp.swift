@@ -26,8 +26,10 @@ public enum CleanCloseStamp {
         return stat(dbPath + "-wal", &st) != 0 || st.st_size == 0
     }
 
-    /// Writes the stamp for a database that was just checkpointed and closed.
-    static func write(dbPath: String) {
+    /// Writes the stamp for a database that was just checkpointed and closed, with `facts` the closing
+    /// store knew about it (`key value` lines after the identity): while the stamp matches, they still hold,
+    /// so the next start can take them instead of scanning for them.
+    static func write(dbPath: String, facts: [String: String] = [:]) {
         // File times come from the kernel's coarse clock: wait (a few ms at most) until it has moved past
         // the file's mtime, so that any later write gives the file a different mtime than the stamp's.
         var st = stat()
@@ -42,23 +44,32 @@ public enum CleanCloseStamp {
         let tmp = stampPath(dbPath) + ".tmp"
         let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return }
-        let bytes = Array((id + "\n").utf8)
+        let lines = facts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)\n" }.joined()
+        let bytes = Array((id + "\n" + lines).utf8)
         let ok = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) } == bytes.count
         close(fd)
         if ok { rename(tmp, stampPath(dbPath)) } else { unlink(tmp) }
     }
 
-    /// True when the stamp matches the file as it is now. Always removes the stamp: it vouches for one
-    /// start only.
-    static func consume(dbPath: String) -> Bool {
+    /// The facts written with the stamp when it matches the file as it is now; nil when it does not (or
+    /// there is none). Always removes the stamp: it vouches for one start only.
+    static func consume(dbPath: String) -> [String: String]? {
         let path = stampPath(dbPath)
         defer { unlink(path) }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        var buffer = [UInt8](repeating: 0, count: 256)
+        guard fd >= 0 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 4096)
         let n = read(fd, &buffer, buffer.count)
         close(fd)
-        guard n > 0, let id = identity(dbPath), walIsEmpty(dbPath) else { return false }
-        return String(decoding: buffer[0..<n], as: UTF8.self) == id + "\n"
+        guard n > 0, let id = identity(dbPath), walIsEmpty(dbPath) else { return nil }
+        let lines = String(decoding: buffer[0..<n], as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        guard lines.count >= 2, lines[0] == id, lines.last == "" else { return nil }
+        var facts = [String: String]()
+        for line in lines.dropFirst().dropLast() {
+            let parts = line.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2 else { return nil }
+            facts[String(parts[0])] = String(parts[1])
+        }
+        return facts
     }
 }

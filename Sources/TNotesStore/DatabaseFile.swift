@@ -42,6 +42,9 @@ public enum DatabaseFile {
         public let backupPath: String?
         /// Whether `PRAGMA quick_check` read the file (false for a new file, and for one unchanged since a clean close).
         public let quickChecked: Bool
+        /// What the last clean close recorded about the file (see `CleanCloseStamp`); nil when the file is
+        /// not exactly as that close left it.
+        public let cleanCloseFacts: [String: String]?
     }
 
     public static func open(path: String, backupDirectory: String, now: () -> String = { Timestamp.now() },
@@ -51,7 +54,8 @@ public enum DatabaseFile {
         let exists = access(path, F_OK) == 0
         if exists { try checkHeader(path: path) }
         // A file untouched since a clean close need not be read whole again (see CleanCloseStamp).
-        let unchangedSinceCleanClose = exists && CleanCloseStamp.consume(dbPath: path)
+        let cleanCloseFacts = exists ? CleanCloseStamp.consume(dbPath: path) : nil
+        let unchangedSinceCleanClose = cleanCloseFacts != nil
         let db: SQLiteConnection
         do {
             db = try SQLiteConnection(path: path, create: !exists)
@@ -105,7 +109,9 @@ public enum DatabaseFile {
             throw .io(path: path, detail: "cannot set pragmas: \(error)")
         }
         return Opened(connection: db, schemaVersion: Migrations.latestVersion, migratedFrom: version, backupPath: backup,
-                      quickChecked: quickChecked)
+                      quickChecked: quickChecked,
+                      // A migration changes the file: what the stamp said of it no longer counts.
+                      cleanCloseFacts: version == Migrations.latestVersion ? cleanCloseFacts : nil)
     }
 
     /// Refuses, before SQLite sees it, a non-empty file whose header is not SQLite's.

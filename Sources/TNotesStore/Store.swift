@@ -62,20 +62,27 @@ public final class Store: @unchecked Sendable {
             // The clock resumes from the greater of its persisted value and every stored version, so that
             // it never goes backwards across restarts, even if the meta row were lost.
             let persisted = try db.scalar("SELECT value FROM meta WHERE key = 'hlc'").string.flatMap { Int64($0) } ?? 0
-            let newest = try db.scalar("SELECT max(updated_at) FROM records").string.flatMap { Timestamp.parse($0) } ?? 0
+            // The scan of every record is skipped when the file is exactly as a clean close left it: that
+            // close recorded the clock it ended with (it is at least every stored version).
+            let newest: Int64
+            if let stamped = opened.cleanCloseFacts?["hlc"].flatMap({ Int64($0) }) {
+                newest = stamped
+            } else {
+                newest = try db.scalar("SELECT max(updated_at) FROM records").string.flatMap { Timestamp.parse($0) } ?? 0
+            }
             self.clock = HybridLogicalClock(lastMillis: max(persisted, newest))
         } catch {
             throw .io(path: path, detail: "cannot read meta: \(error)")
         }
-        do {
-            let rows = try db.query("SELECT state, count(*) FROM outbox GROUP BY state")
-            var c = OutboxCounts()
-            for r in rows {
-                if r[0].string == "failed" { c.failed = Int(r[1].int ?? 0) } else { c.queued += Int(r[1].int ?? 0) }
+        if let facts = opened.cleanCloseFacts, let q = facts["queued"].flatMap({ Int($0) }), let f = facts["failed"].flatMap({ Int($0) }) {
+            // As the last clean close counted them (the file has not changed since).
+            counts = Mutex(OutboxCounts(queued: q, failed: f))
+        } else {
+            do {
+                counts = Mutex(try Self.countOutbox(db))
+            } catch {
+                throw .io(path: path, detail: "cannot count the outbox: \(error)")
             }
-            counts = Mutex(c)
-        } catch {
-            throw .io(path: path, detail: "cannot count the outbox: \(error)")
         }
         self.db = db
         // Reads use their own connection, on the caller's thread: WAL lets them run beside the writer
@@ -87,6 +94,14 @@ public final class Store: @unchecked Sendable {
         } catch {
             throw .io(path: path, detail: "cannot open a reader connection: \(error)")
         }
+    }
+
+    static func countOutbox(_ db: SQLiteConnection) throws -> OutboxCounts {
+        var c = OutboxCounts()
+        for r in try db.query("SELECT state, count(*) FROM outbox GROUP BY state") {
+            if r[0].string == "failed" { c.failed = Int(r[1].int ?? 0) } else { c.queued += Int(r[1].int ?? 0) }
+        }
+        return c
     }
 
     /// Queued and failed outbox entries as of the last commit.
@@ -256,7 +271,11 @@ public final class Store: @unchecked Sendable {
             return row?[0].int == 0
         }
         // The connection is closed by now (the queue held the last reference); stamp the file as clean.
-        if clean { CleanCloseStamp.write(dbPath: path) }
+        if clean {
+            let c = counts.withLock { $0 }
+            let hlc = queue.sync { clock.lastMillis }
+            CleanCloseStamp.write(dbPath: path, facts: ["queued": String(c.queued), "failed": String(c.failed), "hlc": String(hlc)])
+        }
     }
 }
 

@@ -33,6 +33,41 @@ struct CleanCloseStampTests {
         third.close()
     }
 
+    /// A clean restart takes the outbox counts and the clock from the stamp instead of scanning for them;
+    /// they must be what a scan would find, and the clock must still never go backwards.
+    @Test func aCleanRestartTakesCountsAndClockFromTheStamp() throws {
+        let t = TempStore()
+        let first = try t.open()
+        for _ in 0..<5 { try addSermon(first) }
+        let queued = try first.readSync { s in try s.queuedChanges(limit: 10) }
+        try first.writeSync { s in try s.settle(queued[0], outcome: .rejected("refused")) }
+        let newest = try first.readSync { s in try s.queuedChanges(limit: 10) }.compactMap {
+            try? JSON.parse($0.text)["updatedAt"]?.stringValue
+        }.max() ?? ""
+        first.close()
+        let stamp = try String(contentsOfFile: t.dbPath + "-clean", encoding: .utf8)
+        #expect(stamp.contains("\nqueued 4\n") && stamp.contains("\nfailed 1\n") && stamp.contains("\nhlc "), "\(stamp)")
+
+        let second = try t.open()
+        #expect(second.quickChecked == false)
+        #expect(second.outboxCounts == OutboxCounts(queued: 4, failed: 1))
+        let counted = try second.readSync { s in try s.outboxCounts() }
+        #expect(counted.queued == 4 && counted.failed == 1)
+        let stamped = try second.writeSync { s in s.stamp() }
+        #expect(stamped > newest, "the clock went back across a clean restart: \(stamped) after \(newest)")
+        second.close()
+
+        // A stamp whose facts are not lines of "key value" is no stamp: the file is checked and counted.
+        let third = try t.open()
+        third.close()
+        let good = try String(contentsOfFile: t.dbPath + "-clean", encoding: .utf8)
+        try (good + "garbage\n").write(toFile: t.dbPath + "-clean", atomically: false, encoding: .utf8)
+        let fourth = try t.open()
+        #expect(fourth.quickChecked == true)
+        #expect(fourth.outboxCounts == OutboxCounts(queued: 4, failed: 1))
+        fourth.close()
+    }
+
     @Test func aWriteAfterTheCleanCloseBringsTheCheckBack() throws {
         let t = TempStore()
         let store = try t.open()
