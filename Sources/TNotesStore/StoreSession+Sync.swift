@@ -14,11 +14,7 @@ extension StoreSession {
 
     /// The oldest queued (not failed) outbox entries, in order.
     public func queuedChanges(limit: Int) throws -> [QueuedChange] {
-        try db.query("""
-            SELECT seq, op_id, collection, record_id, change FROM outbox WHERE state = 'queued' ORDER BY seq LIMIT ?
-            """, [.int(Int64(limit))]
-        ).map { QueuedChange(seq: $0[0].int ?? 0, opId: $0[1].string ?? "", collection: $0[2].string ?? "",
-                             recordId: $0[3].string ?? "", text: $0[4].string ?? "") }
+        try queuedChanges(after: 0, limit: limit)  // seqs start at 1
     }
 
     /// The oldest queued entries after `seq` (the next batch while the one up to `seq` is still out).
