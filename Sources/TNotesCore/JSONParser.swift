@@ -231,6 +231,9 @@ struct JSONParser {
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
         if isInteger, let v = Int64(text) { return .int(v) }
         guard let d = Double(text), d.isFinite else { throw error("number out of range") }
+        // An integral value the writer prints as an integer (`1.0`, `1e2`, `0e5`) is that integer: one
+        // value, one representation, so what is parsed equals what is parsed back from its own text.
+        if d == d.rounded() && abs(d) < 1e15 { return .int(Int64(d)) }
         return .double(d)
     }
 }

@@ -33,6 +33,25 @@ import TNotesTestSupport
         #expect(JSON.double(-2).text == "-2")
     }
 
+    /// Found by the push fuzzer: `"end": 0e0162` parsed as a double, printed as `0`, and parsed back as an
+    /// integer, so a decoded change did not equal the change read back from its own text. An integral
+    /// number the writer prints as an integer now parses as that integer, whatever its spelling.
+    @Test func integralNumbersHaveOneRepresentation() throws {
+        for text in ["1.0", "1e0", "1E+0", "10e-1", "0.0", "-0.0", "0e0162", "1e-400", "100000000000000.0"] {
+            let v = try JSON.parse(text)
+            #expect(v == (try JSON.parse(v.text)), "\(text) → \(v) → \(v.text)")
+            #expect(v.int64Value != nil && v == .int(v.int64Value!), "\(text) → \(v)")
+        }
+        // Not integral, or too large to print as an integer: stays a double, and round-trips as one.
+        for text in ["0.5", "1e15", "1e300", "-2.25"] {
+            let v = try JSON.parse(text)
+            guard case .double = v else { Issue.record("\(text) → \(v)"); continue }
+            #expect(v == (try JSON.parse(v.text)), "\(text) → \(v.text)")
+        }
+        let change = try JSON.parse(#"{"segments":[{"start":0,"end":2.0e0,"text":"y"}]}"#)
+        #expect(change == (try JSON.parse(change.text)))
+    }
+
     @Test func canonicalTextSortsKeysWithoutWhitespace() throws {
         let v = try JSON.parse(" { \"b\" : 1 ,\n \"a\" : { \"z\" : [ 1 , 2 ] , \"y\" : null } , \"A\" : \"\" } ")
         #expect(v.text == #"{"A":"","a":{"y":null,"z":[1,2]},"b":1}"#)
