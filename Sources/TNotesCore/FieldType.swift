@@ -71,7 +71,7 @@ public struct FieldError: Error, Sendable, Equatable, CustomStringConvertible {
     public func under(_ parent: String) -> FieldError {
         if parent.isEmpty { return self }
         if field.isEmpty { return FieldError(field: parent, reason: reason) }
-        return FieldError(field: field.hasPrefix("[") ? parent + field : "\(parent).\(field)", reason: reason)
+        return FieldError(field: "\(parent).\(field)", reason: reason)
     }
 }
 
@@ -156,11 +156,9 @@ extension FieldType {
         guard end.doubleValue! >= start.doubleValue! else {
             throw FieldError(field: "end", reason: "must not be before start")
         }
-        guard case .string = o["text"] ?? .null else {
-            throw FieldError(field: "text", reason: "must be a string, not \((o["text"] ?? .null).typeName)")
-        }
+        _ = try FieldType.string.validate(o["text"] ?? .null, field: "text")
         if let speaker = o["speaker"], !speaker.isNull {
-            guard case .string = speaker else { throw FieldError(field: "speaker", reason: "must be a string, not \(speaker.typeName)") }
+            _ = try FieldType.string.validate(speaker, field: "speaker")
         } else if o["speaker"] != nil {
             // An explicit null speaker is the same as none.
             var o = o

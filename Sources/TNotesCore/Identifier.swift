@@ -33,7 +33,7 @@ public enum Identifier {
 
     /// Lowercase 8-4-4-4-12 text of 16 bytes.
     static func format(_ b: [UInt8]) -> String {
-        let digits: [UInt8] = Array("0123456789abcdef".utf8)
+        let digits = Hex.digits
         var out = [UInt8]()
         out.reserveCapacity(36)
         for (i, byte) in b.enumerated() {
@@ -123,12 +123,14 @@ public enum Identifier {
 }
 
 public enum Hex {
+    /// Lowercase hex digits, by value.
+    static let digits: [UInt8] = Array("0123456789abcdef".utf8)
+
     public static func encode<D: Sequence>(_ bytes: D) -> String where D.Element == UInt8 {
-        let digits = Array("0123456789abcdef".utf8)
         var out = [UInt8]()
         for b in bytes {
-            out.append(digits[Int(b >> 4)])
-            out.append(digits[Int(b & 0xF)])
+            out.append(Hex.digits[Int(b >> 4)])
+            out.append(Hex.digits[Int(b & 0xF)])
         }
         return String(decoding: out, as: UTF8.self)
     }

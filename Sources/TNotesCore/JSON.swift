@@ -201,7 +201,6 @@ extension JSON {
         out[start...].reverse()
     }
 
-    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
 
     static func writeString(_ s: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
@@ -221,8 +220,8 @@ extension JSON {
                 case 0x09: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
                 default:
                     out.append(contentsOf: "\\u00".utf8)
-                    out.append(hex[Int(b >> 4)])
-                    out.append(hex[Int(b & 0xF)])
+                    out.append(Hex.digits[Int(b >> 4)])
+                    out.append(Hex.digits[Int(b & 0xF)])
                 }
             }
             if runStart < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...])) }

@@ -263,17 +263,16 @@ public final class Store: @unchecked Sendable {
     /// Checkpoints the WAL and closes the connection; later calls fail with `StoreError.closed`.
     public func close() {
         reader.withLock { $0 = nil }
-        let clean: Bool = queue.sync {
-            guard let db else { return false }
+        let (clean, hlc): (Bool, Int64) = queue.sync {
+            guard let db else { return (false, 0) }
             // (busy, log frames, checkpointed frames): busy = 0 means every frame is in the file now.
             let row = try? db.query("PRAGMA wal_checkpoint(TRUNCATE)").first
             self.db = nil
-            return row?[0].int == 0
+            return (row?[0].int == 0, clock.lastMillis)
         }
         // The connection is closed by now (the queue held the last reference); stamp the file as clean.
         if clean {
             let c = counts.withLock { $0 }
-            let hlc = queue.sync { clock.lastMillis }
             CleanCloseStamp.write(dbPath: path, facts: ["queued": String(c.queued), "failed": String(c.failed), "hlc": String(hlc)])
         }
     }

@@ -176,12 +176,8 @@ public final class StoreSession {
 
     /// Counted in the database (a scan of the outbox): what `Store.outboxCounts` keeps without scanning.
     public func outboxCounts() throws -> (queued: Int, failed: Int) {
-        let rows = try db.query("SELECT state, count(*) FROM outbox GROUP BY state")
-        var queued = 0, failed = 0
-        for r in rows {
-            if r[0].string == "failed" { failed = Int(r[1].int ?? 0) } else { queued += Int(r[1].int ?? 0) }
-        }
-        return (queued, failed)
+        let c = try Store.countOutbox(db)
+        return (c.queued, c.failed)
     }
 
     // MARK: Audio files
