@@ -43,6 +43,7 @@ let package = Package(
         .target(name: "TNotesStore", dependencies: [
             "CSQLite", "TNotesSQLite", "TNotesCore",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOPosix", package: "swift-nio"),
         ]),
         // JSON-RPC 2.0 as a protocol: method table (dispatch + OpenRPC), params validation, batches.
         .target(name: "TNotesRPC", dependencies: [

@@ -152,32 +152,45 @@ public struct Daemon {
             "deviceId": "\(store.deviceId)", "quickCheck": "\(store.quickChecked)", "sync": "\(config.sync.serverURL == nil ? "disabled" : "enabled")",
         ])
 
+        // Graceful shutdown runs through this list backwards: systemd hears STOPPING=1 first, then the
+        // socket stops accepting and finishes the requests in flight, then sync stops.
+        func supervised(_ name: String, _ service: any Service) -> ServiceGroupConfiguration.ServiceConfiguration {
+            .init(service: SupervisedService(name: name, service: service, logger: logger),
+                  failureTerminationBehavior: .gracefullyShutdownGroup)
+        }
         var serviceList: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: EarlyStopSignal.Watcher(), successTerminationBehavior: .gracefullyShutdownGroup),
-            .init(service: SystemdService(notifier: notifier, store: store, sync: sync)),
         ]
         var monitor: NetworkMonitor?
         if let sync {
-            serviceList.append(.init(service: SyncEngineService(engine: sync)))
+            serviceList.append(supervised("sync-engine", SyncEngineService(engine: sync)))
             monitor = NetworkMonitor(logger: logger) { usable in Task { await sync.network(usable: usable) } }
             monitor?.start()
         }
-        serviceList.append(.init(service: server))
+        serviceList.append(supervised("socket-server", server))
+        serviceList.append(supervised("systemd", SystemdService(notifier: notifier, store: store, sync: sync)))
         let services = ServiceGroup(configuration: .init(
             services: serviceList,
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
+        var failure: (any Error)?
         do {
             try await services.run()
         } catch {
-            logger.error("service failed", metadata: ["error": "\(error)"])
+            // SupervisedService has logged which service failed; the others have stopped gracefully.
+            failure = error
         }
         logger.info("tnotesd stopping")
         monitor?.stop()
-        store.close()
+        // Closing checkpoints the WAL and waits for the reader threads: blocking work, off the cooperative pool.
+        try? await NIOThreadPool.singleton.runIfActive { store.close() }
         if activated == nil { unlink(paths.socketPath) }
         try? await group.shutdownGracefully()
         withExtendedLifetime(instance) {}
+        if let failure {
+            logger.info("tnotesd stopped after a failure", metadata: ["error": "\(failure)"])
+            throw failure
+        }
         logger.info("tnotesd stopped")
     }
 }

@@ -17,13 +17,17 @@ struct SystemdService: Service {
             return
         }
         let interval = notifier.watchdogMicros.map { max($0 / 2, 100_000) } ?? 5_000_000
+        // STOPPING=1 goes out the moment a stop begins; the loop's sleep is cut short by it too, so the
+        // group's shutdown never waits out a watchdog interval.
         await withGracefulShutdownHandler {
-            while !Task.isShuttingDownGracefully && !Task.isCancelled {
-                if let line = try? await Self.statusLine(store: store, sync: sync) {
-                    if notifier.watchdogMicros != nil { notifier.watchdog() }
-                    notifier.status(line)
+            try? await cancelWhenGracefulShutdown {
+                while !Task.isCancelled {
+                    if let line = try? await Self.statusLine(store: store, sync: sync) {
+                        if notifier.watchdogMicros != nil { notifier.watchdog() }
+                        notifier.status(line)
+                    }
+                    try await Task.sleep(for: .microseconds(Int64(interval)))
                 }
-                try? await Task.sleep(for: .microseconds(Int64(interval)))
             }
         } onGracefulShutdown: {
             notifier.stopping()

@@ -7,9 +7,9 @@ import TNotesCore
 import Glibc
 #endif
 
-/// The daemon's SQLite store. One connection, confined to one serial queue: every read and every
-/// transaction runs there in turn, so SQLite is never used from two threads and blocking I/O (fsync)
-/// never occupies Swift's cooperative threads.
+/// The daemon's SQLite store. Writes go through one connection confined to one serial queue (group commit,
+/// see `write`); reads use a small pool of read-only connections on threads of their own (`ReaderPool`).
+/// Blocking I/O (SQLite steps, fsync) never occupies a NIO event loop or Swift's cooperative threads.
 public final class Store: @unchecked Sendable {
     public let path: String
     public let deviceId: String
@@ -21,8 +21,8 @@ public final class Store: @unchecked Sendable {
 
     private let queue = DispatchQueue(label: "tnotes.store")
     private var db: SQLiteConnection?
-    /// The read-only connection `read` uses (nil once closed).
-    private let reader: Mutex<SQLiteConnection?>
+    /// The read-only connections `read` uses.
+    private let readers: ReaderPool
     private var clock: HybridLogicalClock
     private let logger: Logger
     private var observers: [@Sendable ([RecordChange]) -> Void] = []
@@ -39,7 +39,7 @@ public final class Store: @unchecked Sendable {
     }
 
     /// Opens (creating or migrating) the database at `path`. See `DatabaseFile.open` for the guarantees.
-    public init(path: String, backupDirectory: String, logger: Logger,
+    public init(path: String, backupDirectory: String, logger: Logger, readers readerCount: Int = 3,
                 willMigrate: (_ from: Int, _ to: Int) -> Void = { _, _ in }) throws(DatabaseOpenError) {
         let opened = try DatabaseFile.open(path: path, backupDirectory: backupDirectory, willMigrate: willMigrate)
         self.path = path
@@ -85,12 +85,10 @@ public final class Store: @unchecked Sendable {
             }
         }
         self.db = db
-        // Reads use their own connection, on the caller's thread: WAL lets them run beside the writer
-        // and see every committed write, and a read costs no trip through the write queue.
+        // Reads use connections of their own: WAL lets them run beside the writer and see every committed
+        // write, and a read costs no trip through the write queue.
         do {
-            let r = try SQLiteConnection(path: path, create: false, readOnly: true)
-            try r.exec("PRAGMA cache_size=-8192;")
-            reader = Mutex(r)
+            readers = try ReaderPool(path: path, size: max(1, readerCount))
         } catch {
             throw .io(path: path, detail: "cannot open a reader connection: \(error)")
         }
@@ -112,15 +110,10 @@ public final class Store: @unchecked Sendable {
         queue.sync { observers.append(observer) }
     }
 
-    /// Runs `body` as one read transaction (a consistent snapshot of everything committed) on the reader
-    /// connection, on the calling thread. The body must only read; the connection is read-only.
+    /// Runs `body` as one read transaction (a consistent snapshot of everything committed) on a reader
+    /// connection, on a thread of the reader pool. The body must only read; the connection is read-only.
     public func read<T: Sendable>(_ body: @escaping @Sendable (StoreSession) throws -> T) async throws -> T {
-        try reader.withLock { conn in
-            guard let conn else { throw StoreError.closed }
-            try conn.exec("BEGIN")
-            defer { try? conn.exec("COMMIT") }
-            return try body(StoreSession(db: conn, store: self))
-        }
+        try await readers.read { conn in try body(StoreSession(db: conn, store: self)) }
     }
 
     /// A read that goes through the write queue: proves the queue is alive (the systemd watchdog).
@@ -262,7 +255,7 @@ public final class Store: @unchecked Sendable {
 
     /// Checkpoints the WAL and closes the connection; later calls fail with `StoreError.closed`.
     public func close() {
-        reader.withLock { $0 = nil }
+        readers.close()
         let (clean, hlc): (Bool, Int64) = queue.sync {
             guard let db else { return (false, 0) }
             // (busy, log frames, checkpointed frames): busy = 0 means every frame is in the file now.
