@@ -104,6 +104,7 @@ let package = Package(
         // The benchmark: real processes, every figure beside a baseline measured in the same run.
         .executableTarget(name: "tnotes-bench", dependencies: [
             "TNotesCore", "TNotesStore", "TNotesTestSupport", .product(name: "Logging", package: "swift-log"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // libFuzzer targets (built with -sanitize=fuzzer -DFUZZING by scripts/fuzz.sh); a normal build replays the corpus.
         .target(name: "CFuzzSupport"),

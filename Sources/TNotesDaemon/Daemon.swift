@@ -131,7 +131,9 @@ public struct Daemon {
         discovery.set(table.openRPC(components: DiscoveryDocument.components()))
         let dispatcher = Dispatcher(table: table, logger: logger)
 
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        // One event loop per core (at most 4): a connection whose answer is large to encode (sermon.list of
+        // 1000) then holds back only the connections on its own loop. Blocking work never runs on them.
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: min(max(System.coreCount, 1), 4))
         let serverConfig = UnixSocketServer.Configuration(maxLineBytes: config.maxRequestBytes)
         let server: UnixSocketServer
         if let fd = activated {

@@ -27,7 +27,7 @@ struct RecordMethods {
                 }
                 let now = s.stamp()
                 let record: [String: JSON] = [
-                    "id": .string(id), "title": p["title"]!, "date": .string(p.string("date") ?? now),
+                    "id": .string(id), "title": try p.required("title"), "date": .string(p.string("date") ?? now),
                     "serviceType": p["serviceType"] ?? "Sunday Service", "speaker": p["speaker"] ?? .null,
                     "isArchived": false, "transcriptionStatus": "pending", "summaryStatus": "pending",
                     "audio": .null, "createdAt": .string(now), "updatedAt": .string(now), "deletedAt": .null,
@@ -117,7 +117,7 @@ struct RecordMethods {
                 if try s.record(.notes, id: id) != nil { throw RPCError.conflict("a note with id \(id) exists") }
                 let now = s.stamp()
                 let record: [String: JSON] = [
-                    "id": .string(id), "sermonId": .string(sermon.id), "text": p["text"]!, "timestamp": p["timestamp"]!,
+                    "id": .string(id), "sermonId": .string(sermon.id), "text": try p.required("text"), "timestamp": try p.required("timestamp"),
                     "createdAt": .string(now), "updatedAt": .string(now), "deletedAt": .null,
                 ]
                 return .object(try s.commitLocal(.notes, record: record, op: .upsert).body)
@@ -158,13 +158,14 @@ struct RecordMethods {
                 let sermon = try Self.live(.sermons, p.string("sermonId")!, in: s)
                 let existing = RecordViews.newest(try s.children(.transcripts, sermonId: sermon.id))
                 let id = existing?.id ?? Identifier.derived(from: sermon.id, kind: "transcript")
+                let status = p["status"] ?? "complete"
                 let record: [String: JSON] = [
-                    "id": .string(id), "sermonId": .string(sermon.id), "text": p["text"]!,
-                    "status": p["status"] ?? "complete", "segments": p["segments"] ?? .array([]),
+                    "id": .string(id), "sermonId": .string(sermon.id), "text": try p.required("text"),
+                    "status": status, "segments": p["segments"] ?? .array([]),
                     "updatedAt": .string(s.stamp()), "deletedAt": .null,
                 ]
                 let saved = try s.commitLocal(.transcripts, record: record, op: .upsert)
-                try Self.follow(sermon, key: "transcriptionStatus", status: record["status"]!, in: s)
+                try Self.follow(sermon, key: "transcriptionStatus", status: status, in: s)
                 return .object(saved.body)
             }
         })
@@ -180,13 +181,14 @@ struct RecordMethods {
                 let sermon = try Self.live(.sermons, p.string("sermonId")!, in: s)
                 let existing = RecordViews.newest(try s.children(.summaries, sermonId: sermon.id))
                 let id = existing?.id ?? Identifier.derived(from: sermon.id, kind: "summary")
+                let status = p["status"] ?? "complete"
                 let record: [String: JSON] = [
-                    "id": .string(id), "sermonId": .string(sermon.id), "title": p["title"]!, "text": p["text"]!,
-                    "type": p["type"]!, "status": p["status"] ?? "complete", "updatedAt": .string(s.stamp()),
+                    "id": .string(id), "sermonId": .string(sermon.id), "title": try p.required("title"), "text": try p.required("text"),
+                    "type": try p.required("type"), "status": status, "updatedAt": .string(s.stamp()),
                     "deletedAt": .null,
                 ]
                 let saved = try s.commitLocal(.summaries, record: record, op: .upsert)
-                try Self.follow(sermon, key: "summaryStatus", status: record["status"]!, in: s)
+                try Self.follow(sermon, key: "summaryStatus", status: status, in: s)
                 return .object(saved.body)
             }
         })
@@ -205,7 +207,7 @@ struct RecordMethods {
                 }
                 let now = s.stamp()
                 let record: [String: JSON] = [
-                    "id": .string(id), "sermonId": .string(sermon.id), "role": p["role"]!, "content": p["content"]!,
+                    "id": .string(id), "sermonId": .string(sermon.id), "role": try p.required("role"), "content": try p.required("content"),
                     "createdAt": .string(now), "deviceId": .string(s.deviceId),
                 ]
                 return .object(try s.commitLocal(.chatMessages, record: record, op: .upsert).body)

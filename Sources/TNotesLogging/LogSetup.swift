@@ -55,8 +55,8 @@ public struct LineLogHandler: LogHandler {
             text = Self.timestamp() + " " + level.rawValue + " "
         }
         text += "\(message)"
-        for key in all.keys.sorted() {
-            text += " \(key)=\(all[key]!)"
+        for (key, value) in all.sorted(by: { $0.key < $1.key }) {
+            text += " \(key)=\(value)"
         }
         // One event, one line: a newline inside a message would split it in the journal.
         text = String(text.map { $0 == "\n" || $0 == "\r" ? " " : $0 }) + "\n"

@@ -30,6 +30,13 @@ public struct Params: Sendable {
     public func bool(_ name: String) -> Bool? { values[name]?.boolValue }
     public func double(_ name: String) -> Double? { values[name]?.doubleValue }
     public func int(_ name: String) -> Int? { values[name]?.int64Value.map { Int($0) } }
+
+    /// A param the method declares `required`: validation has checked it is present, so a missing one here
+    /// is a mismatch between a handler and its spec, answered as invalid params naming the field, never a crash.
+    public func required(_ name: String) throws(RPCError) -> JSON {
+        guard let v = values[name] else { throw RPCError.invalidParams(field: name, reason: "is required") }
+        return v
+    }
 }
 
 public typealias MethodHandler = @Sendable (Params, ConnectionContext) async throws -> JSON
@@ -113,7 +120,7 @@ public struct MethodTable: Sendable {
     public func openRPC(components: JSON? = nil) -> JSON {
         var list = [JSON]()
         for name in order {
-            let m = methods[name]!
+            guard let m = methods[name] else { continue }
             var params = [JSON]()
             for p in m.params {
                 var schema = p.type.schema

@@ -54,7 +54,7 @@ struct Bench {
         say("\nJSON written to \(out)")
         // Every figure must have been measured (a speed is never pass/fail here; a missing figure is).
         let bad = report.figures.filter { !$0.value.isFinite || $0.value <= 0 || ($0.baseline.map { !$0.isFinite || $0 <= 0 } ?? false) }
-        let expected = 2 + scales.count * (7 + 5 * (postgres == nil ? 1 : 2))
+        let expected = 2 + scales.count * (8 + 5 * (postgres == nil ? 1 : 2)) + (scales.contains(1) ? (postgres == nil ? 1 : 2) : 0)
         if !bad.isEmpty || (only == nil && report.figures.count != expected) {
             say("missing or invalid figures: \(bad.map(\.name)); \(report.figures.count) of \(expected) produced")
             exit(1)
@@ -199,6 +199,7 @@ struct Bench {
             figures.append(Figure(name: "pipelined sermon.get, 1 connection (\(scale)×)", value: pipelined, unit: "req/s",
                                   baseline: echoRate, baselineName: "bare echo over a Unix socket", target: "≥ 20 000 req/s",
                                   higherIsBetter: true))
+            figures.append(try slowReader(socket: "\(d)/a.sock", scale: scale, calls: quick ? 300 : 2000))
         }
         a.stop()
 
@@ -320,7 +321,15 @@ struct Bench {
         let afterRss = db.rssKiB
         // The seeded original: the copy A synced from has an empty outbox by now.
         let baseline = try syncBaseline(dataDir: "\(d)/a/data", dir: sd)
-        return [
+        var extra: [Figure] = []
+        if scale == 1 {
+            // 10,000 changes the server has (new opIds, same versions): each is looked up and merged again.
+            let texts = try Seeder.outboxTexts(dataDir: "\(d)/a/data").prefix(10_000).map(Self.withNewOpId)
+            let port = Int(url.split(separator: ":").last ?? "") ?? 0
+            extra.append(try serverUnderLoad(port: port, token: token, changes: texts, backend: backend,
+                                             calls: quick ? 300 : 3000, audioMiB: quick ? 5 : 50))
+        }
+        return extra + [
             Figure(name: "full sync A→B via server, \(backend) (\(scale)×)", value: t, unit: "s", baseline: baseline,
                    baselineName: "same JSON over loopback HTTP + bulk SQLite insert", target: "< 5 s at 1× on SQLite",
                    higherIsBetter: false),
@@ -332,6 +341,14 @@ struct Bench {
             Figure(name: "tnotesd RSS after full sync (\(scale)×, \(backend))", value: Double(afterRss) / 1024, unit: "MiB",
                    target: nil, higherIsBetter: false),
         ]
+    }
+
+    /// The same change under a new opId (records carry no opId, so the first `"opId":"` is the change's own).
+    static func withNewOpId(_ text: String) -> String {
+        guard let r = text.range(of: "\"opId\":\"") else { return text }
+        let start = r.upperBound
+        let end = text.index(start, offsetBy: 36)
+        return text.replacingCharacters(in: start..<end, with: Identifier.make())
     }
 
     /// The floor for a full sync: the outbox's JSON bytes pushed over loopback HTTP to a sink that only

@@ -217,9 +217,8 @@ extension Render {
             detail = "\(fields["op"]?.stringValue ?? "?") \(fields["collection"]?.stringValue ?? "?") \(fields["id"]?.stringValue ?? "?")"
             if let origin = fields["origin"]?.stringValue { detail += " (\(origin))" }
         } else {
-            detail = fields.keys.sorted().map { k in
-                let v = fields[k]!
-                return "\(k)=\(v.stringValue ?? v.text)"
+            detail = fields.sorted { $0.key < $1.key }.map { k, v in
+                "\(k)=\(v.stringValue ?? v.text)"
             }.joined(separator: " ")
         }
         return "\(style.dim(clock))  \(style.bold(topic))  \(detail)"
