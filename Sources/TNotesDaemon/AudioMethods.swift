@@ -43,7 +43,7 @@ struct AudioMethods {
         table.add(MethodSpec("audio.path", summary: "Where this device keeps a sermon's audio, if it has it.",
                              params: [ParamSpec("sermonId", .uuid, required: true)],
                              result: ["type": "object", "properties": ["path": ["type": ["string", "null"]],
-                                                                        "localAvailable": ["type": "boolean"]]]) { p, _ in
+                                                                        "localAvailable": ["type": "boolean"]]], readOnly: true) { p, _ in
             try await store.read { s in
                 let id = p.string("sermonId")!
                 guard let sermon = try s.record(.sermons, id: id) else { throw StoreError.notFound(collection: "sermons", id: id) }

@@ -38,7 +38,7 @@ struct RecordMethods {
         })
 
         table.add(MethodSpec("sermon.get", summary: "A sermon with its live notes (by timestamp), transcript and summary.",
-                             params: [ParamSpec("id", .uuid, required: true)], result: Self.sermonResult) { p, _ in
+                             params: [ParamSpec("id", .uuid, required: true)], result: Self.sermonResult, readOnly: true) { p, _ in
             try await store.read { s in
                 let id = p.string("id")!
                 guard let rec = try s.record(.sermons, id: id) else { throw StoreError.notFound(collection: "sermons", id: id) }
@@ -51,7 +51,7 @@ struct RecordMethods {
             ParamSpec("includeDeleted", .bool),
             ParamSpec("limit", .integer(min: 1, max: 1000), "page size, default 100"),
             ParamSpec("after", .string, nullable: true, "the `next` of the previous page"),
-        ], result: ["type": "object", "properties": ["items": ["type": "array"], "next": ["type": ["string", "null"]]]]) { p, _ in
+        ], result: ["type": "object", "properties": ["items": ["type": "array"], "next": ["type": ["string", "null"]]]], readOnly: true) { p, _ in
             var after: (String, String)?
             if let cursor = p.string("after") {
                 guard let decoded = ListCursor.decode(cursor) else {
@@ -215,7 +215,7 @@ struct RecordMethods {
         })
 
         table.add(MethodSpec("chat.list", summary: "A sermon's chat, ordered by (createdAt, id, deviceId).",
-                             params: [ParamSpec("sermonId", .uuid, required: true)], result: ["type": "array"]) { p, _ in
+                             params: [ParamSpec("sermonId", .uuid, required: true)], result: ["type": "array"], readOnly: true) { p, _ in
             try await store.read { s in
                 let id = p.string("sermonId")!
                 guard try s.record(.sermons, id: id) != nil else { throw StoreError.notFound(collection: "sermons", id: id) }

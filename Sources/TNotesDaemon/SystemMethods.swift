@@ -20,7 +20,7 @@ struct SystemMethods {
         let store = self.store, hub = self.hub, info = self.info, discovery = self.discovery, sync = self.sync
 
         table.add(MethodSpec("daemon.status", summary: "Version, schema, device, process and sync state.",
-                             result: ["type": "object"]) { _, _ in
+                             result: ["type": "object"], readOnly: true) { _, _ in
             let syncStatus = try await Self.syncStatus(store: store, sync: sync)
             return [
                 "version": .string(info.version), "schemaVersion": .int(Int64(store.schemaVersion)),
@@ -31,7 +31,7 @@ struct SystemMethods {
         })
 
         table.add(MethodSpec("rpc.discover", summary: "The OpenRPC document of this socket API.",
-                             result: ["type": "object"]) { _, _ in
+                             result: ["type": "object"], readOnly: true) { _, _ in
             discovery.document
         })
 
@@ -60,12 +60,12 @@ struct SystemMethods {
             }
         })
 
-        table.add(MethodSpec("sync.status", summary: "The sync engine's state.", result: ["type": "object"]) { _, _ in
+        table.add(MethodSpec("sync.status", summary: "The sync engine's state.", result: ["type": "object"], readOnly: true) { _, _ in
             try await Self.syncStatus(store: store, sync: sync)
         })
 
         table.add(MethodSpec("sync.pending", summary: "The outbox: changes not yet accepted by the server.",
-                             result: ["type": "array"]) { _, _ in
+                             result: ["type": "array"], readOnly: true) { _, _ in
             guard sync != nil else { throw RPCError.unavailable("sync is disabled (no sync.server_url in the config)") }
             let entries = try await store.read { s in try s.outbox(limit: 10_000) }
             return .array(entries.map {

@@ -12,12 +12,37 @@ public struct Dispatcher: Sendable {
         self.logger = logger
     }
 
+    /// A received line, parsed, and whether answering it only reads (a single call of a `readOnly` method).
+    public struct PreparedLine: Sendable {
+        let parsed: Result<JSON, RPCError>
+        public let readOnly: Bool
+    }
+
     public func handle(line: [UInt8], context: ConnectionContext) async -> JSON? {
+        await answer(prepare(line: line), context: context)
+    }
+
+    /// Parses a line; cheap, so that a connection can tell which of its pipelined lines may run side by side.
+    public func prepare(line: [UInt8]) -> PreparedLine {
         let parsed: JSON
         do {
             parsed = try JSON.parse(line)
         } catch {
-            return Self.response(id: .null, error: .parseError("\(error)"))
+            return PreparedLine(parsed: .failure(.parseError("\(error)")), readOnly: false)
+        }
+        var readOnly = false
+        if case .object(let o) = parsed, case .string(let name)? = o["method"], o["id"] != nil {
+            readOnly = table[name]?.readOnly ?? false
+        }
+        return PreparedLine(parsed: .success(parsed), readOnly: readOnly)
+    }
+
+    /// The answer to a prepared line (nil: nothing to send, as for notifications).
+    public func answer(_ line: PreparedLine, context: ConnectionContext) async -> JSON? {
+        let parsed: JSON
+        switch line.parsed {
+        case .failure(let e): return Self.response(id: .null, error: e)
+        case .success(let json): parsed = json
         }
         switch parsed {
         case .array(let items):

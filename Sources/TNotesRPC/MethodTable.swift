@@ -48,13 +48,17 @@ public struct MethodSpec: Sendable {
     /// A schema of the result, for `rpc.discover`.
     public let result: JSON
     public let handler: MethodHandler
+    /// The method changes nothing (no store write, no subscription, no sync side effect): pipelined calls of
+    /// such methods on one connection may run side by side, their answers still in order (`Dispatcher.prepare`).
+    public let readOnly: Bool
 
-    public init(_ name: String, summary: String, params: [ParamSpec] = [], result: JSON = [:],
+    public init(_ name: String, summary: String, params: [ParamSpec] = [], result: JSON = [:], readOnly: Bool = false,
                 handler: @escaping MethodHandler) {
         self.name = name
         self.summary = summary
         self.params = params
         self.result = result
+        self.readOnly = readOnly
         self.handler = handler
     }
 

@@ -204,11 +204,22 @@ public final class UnixSocketServer: Service, Sendable {
                             guard markBusy(id, true) else { return }
                             var answers: [ByteBuffer] = []
                             var since = ContinuousClock.now
-                            for buffer in lines {
+                            let prepared = lines.compactMap { buffer -> Dispatcher.PreparedLine? in
                                 let bytes = Array(buffer.readableBytesView)
-                                if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
-                                let reply = await dispatcher.handle(line: bytes, context: context)
-                                if let reply { answers.append(Self.lineBuffer(reply)) }
+                                if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }
+                                return dispatcher.prepare(line: bytes)
+                            }
+                            var next = 0
+                            while next < prepared.count {
+                                // A run of pipelined read-only calls is answered side by side (a read waits on a
+                                // reader thread, not on the call before it); anything else runs alone, in order.
+                                var end = next + 1
+                                while end < prepared.count && end - next < Self.maxParallelReads
+                                    && prepared[next].readOnly && prepared[end].readOnly { end += 1 }
+                                for reply in await answer(prepared[next..<end], context: context) {
+                                    answers.append(Self.lineBuffer(reply))
+                                }
+                                next = end
                                 if !answers.isEmpty && ContinuousClock.now - since > .milliseconds(2) {
                                     try await outbound.write(contentsOf: answers)
                                     answers.removeAll()
@@ -227,6 +238,27 @@ public final class UnixSocketServer: Service, Sendable {
             logger.debug("connection ended with an error", metadata: ["conn": "\(id)", "error": "\(error)"])
         }
         logger.debug("connection closed", metadata: ["conn": "\(id)"])
+    }
+
+    /// How many pipelined read-only calls of one connection run at once: the store's reader pool is small,
+    /// and more would only queue there.
+    static let maxParallelReads = 4
+
+    /// The answers to `lines`, in their order; the lines run concurrently (the caller passes only runs of
+    /// read-only calls as more than one line).
+    private func answer(_ lines: ArraySlice<Dispatcher.PreparedLine>, context: ConnectionContext) async -> [JSON] {
+        if lines.count == 1, let only = lines.first {
+            return await dispatcher.answer(only, context: context).map { [$0] } ?? []
+        }
+        let dispatcher = self.dispatcher
+        var replies = [JSON?](repeating: nil, count: lines.count)
+        await withTaskGroup(of: (Int, JSON?).self) { group in
+            for (k, line) in lines.enumerated() {
+                group.addTask { (k, await dispatcher.answer(line, context: context)) }
+            }
+            for await (k, reply) in group { replies[k] = reply }
+        }
+        return replies.compactMap { $0 }
     }
 
     /// Records whether a connection is busy; false when the server is shutting down and the

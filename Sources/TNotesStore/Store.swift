@@ -39,7 +39,7 @@ public final class Store: @unchecked Sendable {
     }
 
     /// Opens (creating or migrating) the database at `path`. See `DatabaseFile.open` for the guarantees.
-    public init(path: String, backupDirectory: String, logger: Logger, readers readerCount: Int = 3,
+    public init(path: String, backupDirectory: String, logger: Logger, readers readerCount: Int = 4,
                 willMigrate: (_ from: Int, _ to: Int) -> Void = { _, _ in }) throws(DatabaseOpenError) {
         let opened = try DatabaseFile.open(path: path, backupDirectory: backupDirectory, willMigrate: willMigrate)
         self.path = path
