@@ -20,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         // SQLite from Debian's libsqlite3-dev.
@@ -73,12 +74,16 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         // The sync server: HTTP API (Hummingbird), storage on SQLite or PostgreSQL, users and tokens.
         .target(name: "TNotesServer", dependencies: [
             "TNotesCore", "TNotesSQLite", "TNotesConfig",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "Crypto", package: "swift-crypto"),
@@ -87,12 +92,16 @@ let package = Package(
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         .executableTarget(name: "tnotes-server", dependencies: [
-            "TNotesServer", "TNotesLogging",
+            "TNotesServer", "TNotesLogging", "TNotesConfig", "TNotesCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(name: "tnotesd", dependencies: [
-            "TNotesDaemon", "TNotesLogging",
+            "TNotesDaemon", "TNotesLogging", "TNotesConfig", "TNotesStore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
 
         // A blocking client of the daemon's socket and the default socket path (for the CLI and scripts).
@@ -103,7 +112,7 @@ let package = Package(
         ]),
         // The benchmark: real processes, every figure beside a baseline measured in the same run.
         .executableTarget(name: "tnotes-bench", dependencies: [
-            "TNotesCore", "TNotesStore", "TNotesTestSupport", .product(name: "Logging", package: "swift-log"),
+            "TNotesCore", "TNotesStore", "TNotesSQLite", "TNotesTestSupport", .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // libFuzzer targets (built with -sanitize=fuzzer -DFUZZING by scripts/fuzz.sh); a normal build replays the corpus.
@@ -116,13 +125,23 @@ let package = Package(
         // One harness for every integration test: process launcher, socket client.
         .target(name: "TNotesTestSupport", dependencies: ["TNotesCore"], path: "Tests/TNotesTestSupport"),
         .testTarget(name: "TNotesCoreTests", dependencies: ["TNotesCore", "TNotesTestSupport"]),
-        .testTarget(name: "TNotesStoreTests", dependencies: ["TNotesStore", "TNotesCore", "TNotesTestSupport"],
+        .testTarget(name: "TNotesStoreTests", dependencies: ["TNotesStore", "TNotesSQLite", "TNotesCore", "TNotesTestSupport",
+                                                       .product(name: "Logging", package: "swift-log")],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "TNotesDaemonTests", dependencies: ["TNotesTestSupport", "TNotesCore", "tnotesd"]),
         .testTarget(name: "TNotesCLITests", dependencies: ["TNotesTestSupport", "TNotesCore", "tnotes", "tnotesd"],
                     resources: [.copy("Golden")]),
         .testTarget(name: "TNotesReliabilityTests", dependencies: ["TNotesTestSupport", "TNotesCore", "tnotesd", "tnotes-server"]),
-        .testTarget(name: "TNotesSyncTests", dependencies: ["TNotesTestSupport", "TNotesCore", "TNotesStore", "TNotesSync", "tnotesd", "tnotes-server"]),
+        .testTarget(name: "TNotesSyncTests", dependencies: ["TNotesTestSupport", "TNotesCore", "TNotesStore", "TNotesSQLite", "TNotesSync", "tnotesd", "tnotes-server"]),
         .testTarget(name: "TNotesServerTests", dependencies: ["TNotesTestSupport", "TNotesCore", "tnotes-server"]),
     ]
 )
+
+// Package-wide Swift settings, as the swift-nio and Hummingbird packages have them: existential types spelled
+// `any P`, and a member visible only where its module is imported in that file.
+for target in package.targets where target.type != .system && !target.name.hasPrefix("C") {
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+    ]
+}

@@ -44,7 +44,7 @@ public struct TableReader {
         ConfigError(file: file, key: prefix + key, problem: problem)
     }
 
-    public mutating func value(_ key: String) -> TOMLValueConvertible? {
+    public mutating func value(_ key: String) -> (any TOMLValueConvertible)? {
         seen.insert(key)
         return table[key]
     }

@@ -8,6 +8,7 @@ import TNotesRPC
 import TNotesSocketServer
 import TNotesStore
 import TNotesSync
+import UnixSignals
 
 #if canImport(Glibc)
 import Glibc

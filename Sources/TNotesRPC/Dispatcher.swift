@@ -102,7 +102,7 @@ public struct Dispatcher: Sendable {
             return .success(try await spec.handler(validated, context))
         } catch let e as RPCError {
             return .failure(e)
-        } catch let e as RPCErrorConvertible {
+        } catch let e as any RPCErrorConvertible {
             return .failure(e.rpcError)
         } catch {
             logger.error("method failed", metadata: ["method": .string(spec.name), "error": .string("\(error)")])

@@ -212,7 +212,7 @@ struct AccessLog: RouterMiddleware {
             let response = try await next(request, context)
             log(request, status: response.status.code, start: start)
             return response
-        } catch let e as HTTPResponseError {
+        } catch let e as any HTTPResponseError {
             log(request, status: e.status.code, start: start)
             throw e
         } catch {

@@ -173,3 +173,4 @@ public enum DatabaseFile {
 }
 
 import TNotesCore
+import TNotesSQLite

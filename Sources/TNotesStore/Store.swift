@@ -2,6 +2,7 @@ import Dispatch
 import Logging
 import Synchronization
 import TNotesCore
+import TNotesSQLite
 
 #if canImport(Glibc)
 import Glibc
@@ -172,7 +173,7 @@ public final class Store: @unchecked Sendable {
             }
             return
         }
-        var outcomes = [Error?](repeating: nil, count: jobs.count)
+        var outcomes = [(any Error)?](repeating: nil, count: jobs.count)
         var changes: [RecordChange] = []
         var delta = OutboxCounts()
         do {
@@ -309,9 +310,9 @@ public struct OutboxCounts: Sendable, Equatable {
 /// `finish` answers the caller once the group has committed (nil) or failed.
 final class WriteJob: @unchecked Sendable {
     let run: (StoreSession) throws -> Void
-    let finish: (Error?) -> Void
+    let finish: ((any Error)?) -> Void
 
-    init(run: @escaping (StoreSession) throws -> Void, finish: @escaping (Error?) -> Void) {
+    init(run: @escaping (StoreSession) throws -> Void, finish: @escaping ((any Error)?) -> Void) {
         self.run = run
         self.finish = finish
     }

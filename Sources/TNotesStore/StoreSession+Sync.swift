@@ -1,4 +1,5 @@
 import TNotesCore
+import TNotesSQLite
 
 /// What the sync engine needs of the store. Each call runs inside the caller's transaction, so a push
 /// result and the outbox rows it settles, or a pulled page and the cursor after it, commit together.

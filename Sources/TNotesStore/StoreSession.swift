@@ -1,4 +1,5 @@
 import TNotesCore
+import TNotesSQLite
 
 /// What code running on the store queue may do. Local writes and records arriving by pull go through
 /// the same `apply` — the one place where the merge rule decides — so a child record of an existing

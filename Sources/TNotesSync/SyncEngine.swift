@@ -60,7 +60,7 @@ public actor SyncEngine {
     private var networkUp = true
     private var debounceScheduled = false
     private var retryTimer: Task<Void, Never>?
-    private var waiters: [Int: CheckedContinuation<SyncReport, Error>] = [:]
+    private var waiters: [Int: CheckedContinuation<SyncReport, any Error>] = [:]
     private var nextWaiterIds: [Int] = []
     private var waiterCounter = 0
     private let wake: AsyncStream<Void>.Continuation
@@ -131,7 +131,7 @@ public actor SyncEngine {
         }
     }
 
-    private func resolve(_ ids: [Int], _ result: Result<SyncReport, Error>) {
+    private func resolve(_ ids: [Int], _ result: Result<SyncReport, any Error>) {
         for id in ids {
             if let c = waiters.removeValue(forKey: id) { c.resume(with: result) }
         }
@@ -251,7 +251,7 @@ public actor SyncEngine {
         // on the server is kept (N+1 is sent only after N is answered), and a crash between sending N+1 and
         // settling N only resends entries the server recognizes by their op ids (answered "duplicate").
         var batch = try await store.read { s in try s.queuedChanges(limit: batchSize) }
-        var flight: Task<SyncClient.PushAnswer, Error>? = batch.isEmpty ? nil : push(batch, deviceId: deviceId)
+        var flight: Task<SyncClient.PushAnswer, any Error>? = batch.isEmpty ? nil : push(batch, deviceId: deviceId)
         while let current = flight {
             let sent = batch
             let next = try await store.read { s in try s.queuedChanges(after: sent.last!.seq, limit: batchSize) }
@@ -306,7 +306,7 @@ public actor SyncEngine {
     }
 
     /// Sends one batch; runs while the engine settles the batch before it.
-    private func push(_ batch: [StoreSession.QueuedChange], deviceId: String) -> Task<SyncClient.PushAnswer, Error> {
+    private func push(_ batch: [StoreSession.QueuedChange], deviceId: String) -> Task<SyncClient.PushAnswer, any Error> {
         let client = self.client
         return Task.detached { try await client.push(deviceId: deviceId, changes: batch) }
     }
@@ -317,7 +317,7 @@ public actor SyncEngine {
         var cursor = try await store.read { s in try s.pullCursor() }
         // Page N+1 is fetched and decoded while page N is applied: the HTTP round trip and the JSON work
         // run beside the store's transaction. Pages still apply strictly in order, each with its cursor.
-        var next: Task<DecodedPage, Error>? = fetch(after: cursor)
+        var next: Task<DecodedPage, any Error>? = fetch(after: cursor)
         while let current = next {
             let page = try await current.value
             if page.cursor == cursor && page.hasMore { throw SyncFailure.malformed("the pull cursor did not advance") }
@@ -350,7 +350,7 @@ public actor SyncEngine {
         let hasMore: Bool
     }
 
-    private func fetch(after cursor: String?) -> Task<DecodedPage, Error> {
+    private func fetch(after cursor: String?) -> Task<DecodedPage, any Error> {
         let client = self.client, limit = pullPageSize
         // Detached: the decoding runs on the pool, not on this actor (which stays free for status calls).
         return Task.detached {

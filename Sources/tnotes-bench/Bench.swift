@@ -3,6 +3,7 @@ import Logging
 import TNotesCore
 import TNotesStore
 import TNotesTestSupport
+import TNotesSQLite
 
 /// tnotes-bench: speed, scale and memory of the real processes, each figure next to a baseline measured
 /// in the same run on the same machine (absolute times on shared machines are noise; ratios are not).

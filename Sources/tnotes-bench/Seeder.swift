@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import TNotesCore
 import TNotesStore
+import TNotesSQLite
 
 struct Sizes {
     var sermons: Int

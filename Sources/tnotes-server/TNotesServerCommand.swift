@@ -6,6 +6,7 @@ import TNotesConfig
 import TNotesCore
 import TNotesLogging
 import TNotesServer
+import UnixSignals
 
 @main
 struct TNotesServerCommand: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logging
+import TNotesConfig
 import TNotesDaemon
 import TNotesLogging
 import TNotesStore

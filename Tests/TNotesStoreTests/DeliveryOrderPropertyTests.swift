@@ -3,6 +3,7 @@ import Testing
 import TNotesCore
 import TNotesStore
 import TNotesTestSupport
+import TNotesSQLite
 
 /// Store-level merge properties: the same set of remote versions, delivered in any order and with
 /// repeats, leaves every store with the same records (same bodies, same winners). Seeded, so a failure

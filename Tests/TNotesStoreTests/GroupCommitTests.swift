@@ -3,6 +3,7 @@ import Testing
 import TNotesCore
 import TNotesStore
 import TNotesTestSupport
+import TNotesSQLite
 
 /// Concurrent writes commit in groups; each write still stands or falls alone.
 @Suite("store: group commit")

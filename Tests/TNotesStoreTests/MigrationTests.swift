@@ -2,6 +2,9 @@ import Foundation
 import Testing
 import TNotesCore
 import TNotesStore
+import Logging
+import TNotesTestSupport
+import TNotesSQLite
 
 @Suite struct MigrationTests {
     static let fixtureDeviceId = "7d0c7f4e-2f1a-4c59-9a7e-0b7f3f1f6a01"

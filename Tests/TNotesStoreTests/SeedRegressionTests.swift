@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TNotesCore
 import TNotesStore
+import TNotesSQLite
 
 /// Regressions for the bugs listed in docs/seed-bugs.md, at the store level.
 @Suite struct SeedRegressionTests {

@@ -3,6 +3,7 @@ import Logging
 import TNotesCore
 import TNotesStore
 import TNotesTestSupport
+import TNotesSQLite
 
 /// A store on a fresh temporary directory.
 final class TempStore {

@@ -4,6 +4,7 @@ import Testing
 import TNotesCore
 import TNotesStore
 import TNotesTestSupport
+import TNotesSQLite
 
 /// Every schema version has a committed fixture with data. Each one upgrades to the latest schema with
 /// every row kept (counts and content digests), and with a backup made first when there was anything to migrate.

@@ -3,6 +3,7 @@ import Testing
 import TNotesCore
 import TNotesStore
 import TNotesTestSupport
+import TNotesSQLite
 
 /// The push keeps one batch in flight while the batch before it settles. What must still hold: the
 /// server applies batches in outbox order, an edit whose entries span batches ends synced with its last

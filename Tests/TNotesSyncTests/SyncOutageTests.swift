@@ -99,7 +99,7 @@ struct SyncOutageTests {
 
     /// Starts the rig's server again on `port` (the daemons' configured URL); retries while the port is busy.
     func restartServer(_ rig: SyncRig, port: Int) throws {
-        var lastError: Error?
+        var lastError: (any Error)?
         for _ in 0..<20 {
             do {
                 try rig.server.start(port: port)

@@ -65,5 +65,5 @@ public final class HTTPTestClient: @unchecked Sendable {
 final class ResponseBox: @unchecked Sendable {
     var data: Data?
     var response: HTTPURLResponse?
-    var error: Error?
+    var error: (any Error)?
 }
