@@ -122,8 +122,9 @@ let package = Package(
             "TNotesFuzzSupport", "TNotesCore", "TNotesRPC", .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "tnotes-fuzz-push", dependencies: ["TNotesFuzzSupport", "TNotesCore"]),
-        // One harness for every integration test: process launcher, socket client.
-        .target(name: "TNotesTestSupport", dependencies: ["TNotesCore"], path: "Tests/TNotesTestSupport"),
+        // One harness for the tests and the bench: process launchers (daemon, server, PostgreSQL), socket
+        // client, fault proxy. A library of its own, so the bench is not built from Tests/.
+        .target(name: "TNotesTestSupport", dependencies: ["TNotesCore"]),
         .testTarget(name: "TNotesCoreTests", dependencies: ["TNotesCore", "TNotesTestSupport"]),
         .testTarget(name: "TNotesStoreTests", dependencies: ["TNotesStore", "TNotesSQLite", "TNotesCore", "TNotesTestSupport",
                                                        .product(name: "Logging", package: "swift-log")],

@@ -123,8 +123,16 @@ struct SystemdTests {
         #expect(!FileManager.default.fileExists(atPath: dir.file("not-used.sock")))
     }
 
+    /// Whether this kernel has PR_SET_MDWE (Linux ≥ 6.3): asked of a throwaway python3 process, since the
+    /// policy cannot be undone in the process that sets it.
+    static let kernelHasMDWE: Bool = {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else { return false }
+        let probe = "import ctypes, sys\nsys.exit(0 if ctypes.CDLL(None).prctl(65, 1, 0, 0, 0) == 0 else 1)"
+        return (try? ProcessRunner.run("/usr/bin/python3", ["-c", probe]).status) == 0
+    }()
+
     @Test("MemoryDenyWriteExecute holds for the Swift runtime: tnotesd serves under the kernel's MDWE policy",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+          .enabled(if: kernelHasMDWE, "needs python3 and a kernel with PR_SET_MDWE (Linux ≥ 6.3)"))
     func memoryDenyWriteExecute() throws {
         // PR_SET_MDWE (Linux ≥ 6.3) refuses any mapping that is, or becomes, writable and executable: the
         // policy MemoryDenyWriteExecute=yes applies. Set it, then exec tnotesd, then use it.
@@ -148,8 +156,7 @@ struct SystemdTests {
         while p.isRunning && !SocketProbe.accepts(dir.file("s.sock")) && Date() < deadline { usleep(20_000) }
         if !p.isRunning {
             let said = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            try #require(said.contains("mdwe-unsupported"), "tnotesd died under MDWE (status \(p.terminationStatus))")
-            print("MDWE not supported by this kernel; skipped")
+            Issue.record("tnotesd died under MDWE (status \(p.terminationStatus)): \(said)")
             return
         }
         let c = try RPCClient(path: dir.file("s.sock"))
