@@ -7,7 +7,7 @@ import NIOCore
 /// write's trip to the store queue). With this preference a read is answered on the loop thread where its
 /// line arrived, and a write crosses only to the store queue and back. Handlers stay short: anything
 /// long (audio copies, the store's commits) already runs on its own queue.
-final class EventLoopTaskExecutor: TaskExecutor, @unchecked Sendable {
+final class EventLoopTaskExecutor: TaskExecutor, Sendable {
     let loop: any EventLoop
 
     init(_ loop: any EventLoop) { self.loop = loop }

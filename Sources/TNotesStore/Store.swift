@@ -11,6 +11,10 @@ import Glibc
 /// The daemon's SQLite store. Writes go through one connection confined to one serial queue (group commit,
 /// see `write`); reads use a small pool of read-only connections on threads of their own (`ReaderPool`).
 /// Blocking I/O (SQLite steps, fsync) never occupies a NIO event loop or Swift's cooperative threads.
+///
+/// Unchecked because: `db`, `clock` and `observers` are touched only on `queue` (every access is inside
+/// `queue.sync`/`queue.async` or `drainWrites`, which runs there); everything else is immutable or behind a
+/// Mutex (`pending`, `counts`) or is itself Sendable (`readers`).
 public final class Store: @unchecked Sendable {
     public let path: String
     public let deviceId: String
@@ -308,6 +312,7 @@ public struct OutboxCounts: Sendable, Equatable {
 
 /// One queued write: `run` executes the body on the store queue (inside the group's transaction),
 /// `finish` answers the caller once the group has committed (nil) or failed.
+/// Unchecked because: its closures are created by `write` and called only on the store queue, once each.
 final class WriteJob: @unchecked Sendable {
     let run: (StoreSession) throws -> Void
     let finish: ((any Error)?) -> Void
@@ -319,6 +324,7 @@ final class WriteJob: @unchecked Sendable {
 }
 
 /// Where a write's result waits between its body and its commit (touched only on the store queue).
+/// Unchecked because: written by the job's body and read by its `finish`, both on the store queue, in that order.
 final class ResultBox<T>: @unchecked Sendable {
     var value: T?
 }

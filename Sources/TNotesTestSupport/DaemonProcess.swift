@@ -7,6 +7,8 @@ public struct HarnessError: Error, CustomStringConvertible {
 
 /// A real `tnotesd` process in a temp dir, as a user would run it. Its stderr goes to a log file that
 /// tests can read (`log`).
+/// Unchecked because: a test owns it and changes its settings (`environment`, `extraArguments`) only from
+/// its own thread between runs; other threads only read `socketPath`/`pid`, which a running process fixes.
 public final class DaemonProcess: @unchecked Sendable {
     public let dir: TempDirectory
     public let dataDir: String

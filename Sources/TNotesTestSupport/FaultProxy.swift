@@ -9,6 +9,8 @@ import Foundation
 ///
 /// Modes switch at run time (`setFault`, `addFault`, `passThrough`), optionally only for a method / path
 /// prefix and only a number of times. Plain POSIX sockets, one thread per connection.
+/// Unchecked because: every mutable field is read and written under `lock` (NSLock); the listening fd and
+/// port are fixed in `init`.
 public final class FaultProxy: @unchecked Sendable {
     public enum Fault: Sendable, Equatable, CustomStringConvertible {
         /// Forward the request and relay the answer.

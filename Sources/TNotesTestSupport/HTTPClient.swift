@@ -16,6 +16,8 @@ public struct HTTPResponse: Sendable {
     }
 }
 
+/// Unchecked because: `baseURL` and `session` (URLSession is thread-safe) never change; `token` is set by the
+/// owning test between requests, from its own thread; each request has its own task and result box.
 public final class HTTPTestClient: @unchecked Sendable {
     public let baseURL: String
     public var token: String?
@@ -62,6 +64,8 @@ public final class HTTPTestClient: @unchecked Sendable {
     }
 }
 
+/// Unchecked because: the completion handler writes it once before `done.signal()`, and the caller reads
+/// it only after `done.wait()`; the semaphore orders the two.
 final class ResponseBox: @unchecked Sendable {
     var data: Data?
     var response: HTTPURLResponse?

@@ -5,6 +5,8 @@ import Synchronization
 /// port, trust auth. One per test process (started on first use, stopped at exit); each test makes its
 /// own database with `makeDatabase()`. PostgreSQL refuses to run as root, so as root it runs as the
 /// `postgres` system user that Debian's package creates.
+/// Unchecked because: `dir`, `port` and `bin` are fixed in `init` (run once, by a static initialiser), and the
+/// one mutable field, `counter`, is read and written only under `lock`.
 public final class PostgresServer: @unchecked Sendable {
     /// For tests: `fsync=off` (nothing here needs to survive a power cut, and tests run faster).
     public static let shared: Result<PostgresServer, HarnessError> = make(fsync: false)

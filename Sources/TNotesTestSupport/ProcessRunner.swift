@@ -63,6 +63,8 @@ public enum ProcessRunner {
     }
 }
 
+/// Unchecked because: one reader thread fills it between `group.enter()` and `group.leave()`, and the caller
+/// reads it only after `group.wait()`; the group orders the two.
 final class DataBox: @unchecked Sendable {
     var data = Data()
 }

@@ -11,6 +11,8 @@ public struct RPCCallError: Error, CustomStringConvertible {
 }
 
 /// A blocking client of the daemon's socket, speaking the line protocol byte for byte as `socat` would.
+/// Unchecked because: a client belongs to one test thread at a time (like a socket fd); its read buffer is
+/// never shared.
 public final class RPCClient: @unchecked Sendable {
     public let fd: Int32
     private var buffer = [UInt8]()

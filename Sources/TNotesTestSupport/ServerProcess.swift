@@ -1,6 +1,8 @@
 import Foundation
 
 /// A real `tnotes-server` on loopback, in a temp dir, on a port the kernel picks (its stdout names it).
+/// Unchecked because: a test owns it and drives it from its own thread; the process handle is only read
+/// after `start` has set it, and Foundation's `Process` is itself thread-safe for `isRunning`/terminate.
 public final class ServerProcess: @unchecked Sendable {
     public let dir: TempDirectory
     public let dataDir: String
@@ -91,6 +93,8 @@ public final class ServerProcess: @unchecked Sendable {
 }
 
 /// Reads lines from a pipe with a timeout, then keeps draining it so the child never blocks on a full pipe.
+/// Unchecked because: `buffer` is touched only by `nextLine` and the drain, which the owning ServerProcess
+/// runs one after the other (the drain starts only after the last `nextLine`).
 final class LineReader: @unchecked Sendable {
     let handle: FileHandle
     private var buffer = Data()

@@ -25,6 +25,8 @@ public func eventually(timeout: Double, every: Double = 0.1, _ condition: () thr
 
 /// One `tnotes-server` (SQLite) with one user, and `devices` daemons syncing to it as that user — each
 /// either directly or through a shared `FaultProxy` (`proxied` lists device indexes).
+/// Unchecked because: a test owns the rig and starts, stops and queries its processes from its own thread;
+/// the processes and proxy it holds are themselves safe to share.
 public final class SyncRig: @unchecked Sendable {
     public let server: ServerProcess
     public let token: String

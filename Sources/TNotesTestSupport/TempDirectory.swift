@@ -2,6 +2,7 @@ import Foundation
 
 /// A directory under /tmp that is removed when the value goes away. Short paths on purpose: a Unix
 /// socket path must fit in 108 bytes.
+/// Unchecked because: its only state is the path, fixed in `init`; removal happens once, in `deinit`.
 public final class TempDirectory: @unchecked Sendable {
     public let path: String
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Logging
 import TNotesCore
 import TNotesStore
@@ -385,11 +386,10 @@ func timed(_ body: () throws -> Void) throws -> Double {
     return Date().timeIntervalSince(t)
 }
 
-final class ErrorBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var v: String?
-    var value: String? { lock.lock(); defer { lock.unlock() }; return v }
-    func set(_ s: String) { lock.lock(); v = s; lock.unlock() }
+final class ErrorBox: Sendable {
+    private let v = Mutex<String?>(nil)
+    var value: String? { v.withLock { $0 } }
+    func set(_ s: String) { v.withLock { $0 = s } }
 }
 
 /// print, flushed at once: progress lines appear as they happen, also when output goes to a file.

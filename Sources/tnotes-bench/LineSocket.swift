@@ -2,7 +2,8 @@ import Foundation
 import TNotesCore
 
 /// A blocking Unix-socket line client, with pipelining (write many, then read many).
-/// Used from one reader and one writer thread at a time (pipelining): send and recv never share state.
+/// Unchecked because: it is used from one reader and one writer thread at a time (pipelining), and send and
+/// recv never share state (the read buffer is the reader's alone; the fd is fixed).
 final class LineSocket: @unchecked Sendable {
     let fd: Int32
     private var buffer = [UInt8]()
