@@ -19,10 +19,10 @@ struct AudioMethods {
                                 ParamSpec("sermonId", .uuid, required: true),
                                 ParamSpec("path", .text, required: true, "a readable file on this machine"),
                              ], result: RecordMethods.sermonResult) { p, _ in
-            let sermonId = p.string("sermonId")!
+            let sermonId = try p.requiredString("sermonId")
             // Refuse early for an unknown sermon, before copying a possibly large file.
             _ = try await store.read { s in try RecordMethods.live(.sermons, sermonId, in: s) }
-            let imported = try await importer.importFile(from: p.string("path")!, sermonId: sermonId)
+            let imported = try await importer.importFile(from: try p.requiredString("path"), sermonId: sermonId)
             do {
                 return try await store.write { s in
                     var body = try RecordMethods.live(.sermons, sermonId, in: s).body
@@ -45,7 +45,7 @@ struct AudioMethods {
                              result: ["type": "object", "properties": ["path": ["type": ["string", "null"]],
                                                                         "localAvailable": ["type": "boolean"]]], readOnly: true) { p, _ in
             try await store.read { s in
-                let id = p.string("sermonId")!
+                let id = try p.requiredString("sermonId")
                 guard let sermon = try s.record(.sermons, id: id) else { throw StoreError.notFound(collection: "sermons", id: id) }
                 let file = try s.audioFile(sermonId: id)
                 let wanted = sermon.body["audio"]?["sha256"]?.stringValue

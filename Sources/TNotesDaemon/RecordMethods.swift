@@ -40,7 +40,7 @@ struct RecordMethods {
         table.add(MethodSpec("sermon.get", summary: "A sermon with its live notes (by timestamp), transcript and summary.",
                              params: [ParamSpec("id", .uuid, required: true)], result: Self.sermonResult, readOnly: true) { p, _ in
             try await store.read { s in
-                let id = p.string("id")!
+                let id = try p.requiredString("id")
                 guard let rec = try s.record(.sermons, id: id) else { throw StoreError.notFound(collection: "sermons", id: id) }
                 return try RecordViews.sermon(rec, in: s, withChildren: true)
             }
@@ -79,7 +79,7 @@ struct RecordMethods {
             ParamSpec("summaryStatus", Self.status),
         ], result: Self.sermonResult) { p, _ in
             try await store.write { s in
-                var body = try Self.live(.sermons, p.string("id")!, in: s).body
+                var body = try Self.live(.sermons, try p.requiredString("id"), in: s).body
                 for key in ["title", "date", "serviceType", "speaker", "isArchived", "transcriptionStatus", "summaryStatus"] {
                     if let v = p[key] { body[key] = v }
                 }
@@ -93,7 +93,7 @@ struct RecordMethods {
                              params: [ParamSpec("id", .uuid, required: true)],
                              result: ["type": "object", "properties": ["id": ["type": "string"], "deletedAt": ["type": "string"]]]) { p, _ in
             try await store.write { s in
-                let sermon = try Self.live(.sermons, p.string("id")!, in: s)
+                let sermon = try Self.live(.sermons, try p.requiredString("id"), in: s)
                 let now = s.stamp()
                 for c in [RecordCollection.notes, .transcripts, .summaries] {
                     for child in try s.children(c, sermonId: sermon.id) {
@@ -112,7 +112,7 @@ struct RecordMethods {
             ParamSpec("id", .uuid),
         ], result: ["$ref": "#/components/schemas/Note"]) { p, _ in
             try await store.write { s in
-                let sermon = try Self.live(.sermons, p.string("sermonId")!, in: s)
+                let sermon = try Self.live(.sermons, try p.requiredString("sermonId"), in: s)
                 let id = p.string("id") ?? Identifier.make()
                 if try s.record(.notes, id: id) != nil { throw RPCError.conflict("a note with id \(id) exists") }
                 let now = s.stamp()
@@ -130,7 +130,7 @@ struct RecordMethods {
             ParamSpec("timestamp", .number(min: 0)),
         ], result: ["$ref": "#/components/schemas/Note"]) { p, _ in
             try await store.write { s in
-                var body = try Self.live(.notes, p.string("id")!, in: s).body
+                var body = try Self.live(.notes, try p.requiredString("id"), in: s).body
                 if let t = p["text"] { body["text"] = t }
                 if let t = p["timestamp"] { body["timestamp"] = t }
                 body["updatedAt"] = .string(s.stamp())
@@ -141,7 +141,7 @@ struct RecordMethods {
         table.add(MethodSpec("note.delete", summary: "Tombstone a note.", params: [ParamSpec("id", .uuid, required: true)],
                              result: ["type": "object"]) { p, _ in
             try await store.write { s in
-                let note = try Self.live(.notes, p.string("id")!, in: s)
+                let note = try Self.live(.notes, try p.requiredString("id"), in: s)
                 let now = s.stamp()
                 try s.commitLocal(.notes, record: Self.tombstone(note.body, at: now), op: .delete)
                 return ["id": .string(note.id), "deletedAt": .string(now)]
@@ -155,7 +155,7 @@ struct RecordMethods {
             ParamSpec("segments", .segments, "[{start, end, text, speaker?}] — a JSON array, never a string"),
         ], result: ["$ref": "#/components/schemas/Transcript"]) { p, _ in
             try await store.write { s in
-                let sermon = try Self.live(.sermons, p.string("sermonId")!, in: s)
+                let sermon = try Self.live(.sermons, try p.requiredString("sermonId"), in: s)
                 let existing = RecordViews.newest(try s.children(.transcripts, sermonId: sermon.id))
                 let id = existing?.id ?? Identifier.derived(from: sermon.id, kind: "transcript")
                 let status = p["status"] ?? "complete"
@@ -178,7 +178,7 @@ struct RecordMethods {
             ParamSpec("status", Self.status),
         ], result: ["$ref": "#/components/schemas/Summary"]) { p, _ in
             try await store.write { s in
-                let sermon = try Self.live(.sermons, p.string("sermonId")!, in: s)
+                let sermon = try Self.live(.sermons, try p.requiredString("sermonId"), in: s)
                 let existing = RecordViews.newest(try s.children(.summaries, sermonId: sermon.id))
                 let id = existing?.id ?? Identifier.derived(from: sermon.id, kind: "summary")
                 let status = p["status"] ?? "complete"
@@ -200,7 +200,7 @@ struct RecordMethods {
             ParamSpec("id", .uuid),
         ], result: ["$ref": "#/components/schemas/ChatMessage"]) { p, _ in
             try await store.write { s in
-                let sermon = try Self.live(.sermons, p.string("sermonId")!, in: s)
+                let sermon = try Self.live(.sermons, try p.requiredString("sermonId"), in: s)
                 let id = p.string("id") ?? Identifier.make()
                 if try s.record(.chatMessages, id: id) != nil {
                     throw RPCError.conflict("a chat message with id \(id) exists")
@@ -217,7 +217,7 @@ struct RecordMethods {
         table.add(MethodSpec("chat.list", summary: "A sermon's chat, ordered by (createdAt, id, deviceId).",
                              params: [ParamSpec("sermonId", .uuid, required: true)], result: ["type": "array"], readOnly: true) { p, _ in
             try await store.read { s in
-                let id = p.string("sermonId")!
+                let id = try p.requiredString("sermonId")
                 guard try s.record(.sermons, id: id) != nil else { throw StoreError.notFound(collection: "sermons", id: id) }
                 let messages = try s.children(.chatMessages, sermonId: id).sorted(by: RecordViews.chatOrder)
                 return .array(messages.map { .object($0.body) })

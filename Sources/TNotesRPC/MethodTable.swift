@@ -37,6 +37,12 @@ public struct Params: Sendable {
         guard let v = values[name] else { throw RPCError.invalidParams(field: name, reason: "is required") }
         return v
     }
+
+    /// A required string param (ids, paths): as `required`, typed.
+    public func requiredString(_ name: String) throws(RPCError) -> String {
+        guard let v = try required(name).stringValue else { throw RPCError.invalidParams(field: name, reason: "must be a string") }
+        return v
+    }
 }
 
 public typealias MethodHandler = @Sendable (Params, ConnectionContext) async throws -> JSON
