@@ -31,11 +31,24 @@ public struct APIError: Error, HTTPResponseError, Sendable {
         APIError(status: .contentTooLarge, error: "too_large", detail: "the body is larger than the limit of \(limit) bytes")
     }
 
+    /// Too many items in one request: a push of more changes than `[server] max_push_changes`, a legacy
+    /// sermon with more notes than that. Answered at once (before any merge), with the limit in the body, so
+    /// a client can split its request.
+    public static func tooManyItems(_ what: String, count: Int, limit: Int) -> APIError {
+        var e = APIError(status: .contentTooLarge, error: "too_many_items",
+                         detail: "\(count) \(what) in one request; the limit is \(limit)")
+        e.limit = limit
+        e.field = what
+        return e
+    }
+
     var field: String?
+    var limit: Int?
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var body: [String: JSON] = ["error": .string(error), "detail": .string(detail)]
         if let field { body["field"] = .string(field) }
+        if let limit { body["limit"] = .int(Int64(limit)) }
         var response = JSONResponse.make(.object(body), status: status)
         for h in headers { response.headers.append(h) }
         if status == .unauthorized { response.headers[.wwwAuthenticate] = "Bearer" }

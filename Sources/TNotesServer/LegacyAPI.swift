@@ -8,13 +8,22 @@ import TNotesCore
 struct LegacyAPI: Sendable {
     static let deviceId = "legacy-api"
     let sync: SyncService
+    /// Most notes (and transcript segments) one request may carry; more → 413 with the limit.
+    var maxItems = 10_000
+
+    /// A note as a legacy body gives it, validated.
+    struct Note {
+        let id: String
+        let text: JSON
+        let timestamp: JSON
+    }
 
     /// create-sermon and update-sermon: upsert the sermon and its children. Notes, when given, are
     /// replaced as a set (missing ones tombstoned); transcript and summary, when given, are upserted.
     func upsert(user: Int64, body: JSON, requireExisting: Bool) throws(APIError) -> @Sendable (any ServerTransaction) async throws -> [String: JSON] {
         guard case .object(let o) = body else { throw .badRequest("body", "must be a JSON object") }
         let idField = requireExisting && o["remoteId"] != nil ? "remoteId" : "localId"
-        let sermonId = try field(o, idField, .uuid, required: true)!.stringValue!
+        let sermonId = try requiredString(o, idField, .uuid)
         let title = try field(o, "title", .string, required: !requireExisting)
         let date = try field(o, "date", .time)
         let serviceType = try field(o, "serviceType", .string)
@@ -52,14 +61,14 @@ struct LegacyAPI: Sendable {
                 let current = try await tx.children(.notes, sermonId: sermonId)
                 var byId = [String: [String: JSON]]()
                 for c in current { byId[c.body.recordId] = c.body }
-                let wanted = Set(notes.map { $0["id"]!.stringValue! })
+                let wanted = Set(notes.map(\.id))
                 for n in notes {
-                    let id = n["id"]!.stringValue!
+                    let id = n.id
                     var note = byId[id] ?? ["id": .string(id), "createdAt": .string(now)]
                     let before = note
                     note["sermonId"] = .string(sermonId)
-                    note["text"] = n["text"]!
-                    note["timestamp"] = n["timestamp"]!
+                    note["text"] = n.text
+                    note["timestamp"] = n.timestamp
                     note["deletedAt"] = .null
                     if byId[id] == nil || Self.differs(before, note) {
                         note["updatedAt"] = .string(now)
@@ -122,25 +131,46 @@ struct LegacyAPI: Sendable {
         do { return try type.validate(v, field: label) } catch { throw .badRequest(error.field, error.reason) }
     }
 
-    func parseNotes(_ v: JSON?) throws(APIError) -> [[String: JSON]]? {
+    func parseNotes(_ v: JSON?) throws(APIError) -> [Note]? {
         guard let v, !v.isNull else { return nil }
         guard case .array(let items) = v else { throw .badRequest("notes", "must be an array") }
-        var out = [[String: JSON]]()
+        if items.count > maxItems { throw .tooManyItems("notes", count: items.count, limit: maxItems) }
+        var out = [Note]()
         for (i, item) in items.enumerated() {
             guard case .object(let n) = item else { throw .badRequest("notes[\(i)]", "must be an object") }
             let p = "notes[\(i)]"
-            var id = try field(n, "id", .uuid, path: p)
-            if id == nil { id = try field(n, "localId", .uuid, required: true, path: p) }
-            out.append(["id": id!, "text": try field(n, "text", .string, required: true, path: p)!,
-                        "timestamp": try field(n, "timestamp", .number(min: 0), path: p) ?? .int(0)])
+            let id: String
+            if let given = try field(n, "id", .uuid, path: p)?.stringValue {
+                id = given
+            } else {
+                id = try requiredString(n, "localId", .uuid, path: p)
+            }
+            out.append(Note(id: id, text: try required(n, "text", .string, path: p),
+                            timestamp: try field(n, "timestamp", .number(min: 0), path: p) ?? .int(0)))
         }
         return out
+    }
+
+    /// A field that must be present (and valid): its value.
+    func required(_ o: [String: JSON], _ name: String, _ type: FieldType, path: String = "") throws(APIError) -> JSON {
+        guard let v = try field(o, name, type, required: true, path: path) else {
+            throw .badRequest(path.isEmpty ? name : "\(path).\(name)", "is required")
+        }
+        return v
+    }
+
+    /// A required string field (ids): its text.
+    func requiredString(_ o: [String: JSON], _ name: String, _ type: FieldType, path: String = "") throws(APIError) -> String {
+        guard let text = try required(o, name, type, path: path).stringValue else {
+            throw .badRequest(path.isEmpty ? name : "\(path).\(name)", "must be a string")
+        }
+        return text
     }
 
     func parseTranscript(_ v: JSON?) throws(APIError) -> [String: JSON]? {
         guard let v, !v.isNull else { return nil }
         guard case .object(let t) = v else { throw .badRequest("transcript", "must be an object") }
-        var out: [String: JSON] = ["text": try field(t, "text", .string, required: true, path: "transcript")!]
+        var out: [String: JSON] = ["text": try required(t, "text", .string, path: "transcript")]
         if let id = try field(t, "id", .uuid, path: "transcript") { out["id"] = id }
         if let s = try field(t, "status", .enumeration(StatusValues.processing), path: "transcript") { out["status"] = s }
         // The seed's client sent segments as a JSON *string*; decode that once here, store a real array.
@@ -152,6 +182,9 @@ struct LegacyAPI: Sendable {
             segments = decoded
         }
         if segments.isNull { segments = .array([]) }
+        if let count = segments.arrayValue?.count, count > maxItems {
+            throw .tooManyItems("transcript.segments", count: count, limit: maxItems)
+        }
         do { out["segments"] = try FieldType.segments.validate(segments, field: "transcript.segments") }
         catch { throw .badRequest(error.field, error.reason) }
         return out
@@ -161,9 +194,9 @@ struct LegacyAPI: Sendable {
         guard let v, !v.isNull else { return nil }
         guard case .object(let s) = v else { throw .badRequest("summary", "must be an object") }
         var out: [String: JSON] = [
-            "title": try field(s, "title", .string, required: true, path: "summary")!,
-            "text": try field(s, "text", .string, required: true, path: "summary")!,
-            "type": try field(s, "type", .enumeration(StatusValues.summaryTypes), required: true, path: "summary")!,
+            "title": try required(s, "title", .string, path: "summary"),
+            "text": try required(s, "text", .string, path: "summary"),
+            "type": try required(s, "type", .enumeration(StatusValues.summaryTypes), path: "summary"),
         ]
         if let id = try field(s, "id", .uuid, path: "summary") { out["id"] = id }
         if let st = try field(s, "status", .enumeration(StatusValues.processing), path: "summary") { out["status"] = st }

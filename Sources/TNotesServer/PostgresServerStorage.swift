@@ -1,25 +1,27 @@
 import Logging
 import NIOCore
 import PostgresNIO
+import ServiceLifecycle
 import TNotesCore
 
 /// The PostgreSQL backend (postgres-nio). A push transaction begins with
 /// `SELECT seq FROM user_seq WHERE user_id = $1 FOR UPDATE`: the per-user counter row stays locked until
 /// commit, so one user's pushes are serialized and their sequence numbers commit in order (a concurrent
 /// pull can never see N+1 before N). Different users never wait for each other.
-public final class PostgresServerStorage: ServerStorage, @unchecked Sendable {
+public final class PostgresServerStorage: ServerStorage, Sendable {
     public let backendName = "postgres"
     let client: PostgresClient
     let logger: Logger
-    private var runTask: Task<Void, Never>?
 
     public init(url: String, logger: Logger) throws {
         let config = try Self.configuration(from: url)
         self.logger = logger
         client = PostgresClient(configuration: config, backgroundLogger: logger)
-        let c = client
-        runTask = Task { await c.run() }
     }
+
+    /// The connection pool's run loop: whoever opens the storage runs it (`StorageLifetime`), so it stops
+    /// with its owner and its end is seen.
+    public var connectionService: (any Service)? { client }
 
     /// `postgres://user:pass@host:port/db` (also `postgresql://`).
     static func configuration(from url: String) throws -> PostgresClient.Configuration {
@@ -74,10 +76,7 @@ public final class PostgresServerStorage: ServerStorage, @unchecked Sendable {
         return String(decoding: out, as: UTF8.self)
     }
 
-    public func close() async {
-        runTask?.cancel()
-        runTask = nil
-    }
+    public func close() async {}
 
     public func migrate() async throws {
         try await client.withTransaction(logger: logger) { conn in

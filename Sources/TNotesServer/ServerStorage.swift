@@ -1,3 +1,4 @@
+import ServiceLifecycle
 import TNotesCore
 
 /// One change as the server keeps it in a user's change log; `seq` is assigned at commit.
@@ -39,6 +40,8 @@ public struct AudioBlobInfo: Sendable, Equatable {
 /// not made here: `SyncService` makes them, inside `transaction`, the same way on both backends.
 public protocol ServerStorage: Sendable {
     var backendName: String { get }
+    /// A long-running part the storage needs while it is used (see `StorageLifetime`); nil when none.
+    var connectionService: (any Service)? { get }
 
     /// Creates or upgrades the schema (versioned, each step in a transaction).
     func migrate() async throws

@@ -46,11 +46,22 @@ struct StorageOptions: ParsableArguments {
 
 extension StorageOptions {
     /// The storage these options name, migrated, for the one-shot user commands.
-    func openMigrated() async throws -> any ServerStorage {
+    /// Opens and migrates the storage, runs `body` with it (and the storage's own service, if any), closes it.
+    func withMigrated<T: Sendable>(_ body: @escaping @Sendable (any ServerStorage) async throws -> T) async throws -> T {
         let (_, _, db) = try load()
-        let store = try StorageFactory.open(url: db, logger: Logger(label: "tnotes-server"))
-        try await store.migrate()
-        return store
+        let logger = Logger(label: "tnotes-server")
+        let store = try StorageFactory.open(url: db, logger: logger)
+        do {
+            let result = try await StorageLifetime.run(store, logger: logger) {
+                try await store.migrate()
+                return try await body(store)
+            }
+            await store.close()
+            return result
+        } catch {
+            await store.close()
+            throw error
+        }
     }
 }
 
@@ -85,7 +96,6 @@ struct Serve: AsyncParsableCommand {
         let store: any ServerStorage
         do {
             store = try StorageFactory.open(url: db, logger: logger)
-            try await store.migrate()
         } catch {
             fail("tnotes-server: cannot open the database: \(error)", code: 1)
         }
@@ -95,18 +105,35 @@ struct Serve: AsyncParsableCommand {
         settings.dataDir = dir
         if let b = cfg.maxBodyBytes { settings.maxBodyBytes = b }
         if let a = cfg.maxAudioBytes { settings.maxAudioBytes = Int64(a) }
-        let app = try await ServerApp(storage: store, settings: settings, logger: logger)
-        let host = settings.host
-        let application = Application(
-            router: app.router(),
-            configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "tnotes-server"),
-            onServerRunning: { channel in
-                let port = channel.localAddress?.port ?? 0
-                // Written straight to fd 1 so it is seen at once even when stdout is a pipe (tests read it).
-                FileHandle.standardOutput.write(Data("tnotes-server listening on http://\(host):\(port) (\(store.backendName))\n".utf8))
-            },
-            logger: logger)
-        try await application.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        if let m = cfg.maxPushChanges { settings.maxPushChanges = m }
+        let finalSettings = settings
+        do {
+            // The database client (PostgreSQL's pool) runs beside the HTTP service and stops with it; if it
+            // dies, the server stops and exits non-zero.
+            try await StorageLifetime.run(store, logger: logger) {
+                do {
+                    try await store.migrate()
+                } catch {
+                    fail("tnotes-server: cannot open the database: \(error)", code: 1)
+                }
+                let app = try await ServerApp(storage: store, settings: finalSettings, logger: logger)
+                let host = finalSettings.host
+                let application = Application(
+                    router: app.router(),
+                    configuration: .init(address: .hostname(finalSettings.host, port: finalSettings.port), serverName: "tnotes-server"),
+                    onServerRunning: { channel in
+                        let port = channel.localAddress?.port ?? 0
+                        // Written straight to fd 1 so it is seen at once even when stdout is a pipe (tests read it).
+                        FileHandle.standardOutput.write(Data("tnotes-server listening on http://\(host):\(port) (\(store.backendName))\n".utf8))
+                    },
+                    logger: logger)
+                try await application.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+            }
+        } catch {
+            await store.close()
+            logger.info("tnotes-server stopped after a failure", metadata: ["error": "\(error)"])
+            throw ExitCode(1)
+        }
         await store.close()
         logger.info("tnotes-server stopped")
     }
@@ -122,15 +149,15 @@ struct User: AsyncParsableCommand {
         @Argument(help: "User name.") var name: String
 
         func run() async throws {
-            let store = try await storage.openMigrated()
             let token = TokenAuth.newToken()
+            let name = self.name
             do {
-                try await store.createUser(name: name, tokenHash: TokenAuth.hash(token), at: Timestamp.now())
+                try await storage.withMigrated { store in
+                    try await store.createUser(name: name, tokenHash: TokenAuth.hash(token), at: Timestamp.now())
+                }
             } catch {
-                await store.close()
                 fail("tnotes-server: \(error)", code: 1)
             }
-            await store.close()
             print("user \(name) added; this token is shown once, keep it:")
             print(token)
         }
@@ -141,11 +168,9 @@ struct User: AsyncParsableCommand {
         @OptionGroup var storage: StorageOptions
 
         func run() async throws {
-            let store = try await storage.openMigrated()
-            for u in try await store.users() {
+            for u in try await storage.withMigrated({ store in try await store.users() }) {
                 print("\(u.name)\tcreated \(u.createdAt)\(u.revokedAt.map { "\trevoked \($0)" } ?? "")")
             }
-            await store.close()
         }
     }
 
@@ -155,9 +180,8 @@ struct User: AsyncParsableCommand {
         @Argument(help: "User name.") var name: String
 
         func run() async throws {
-            let store = try await storage.openMigrated()
-            let done = try await store.revokeUser(name: name, at: Timestamp.now())
-            await store.close()
+            let name = self.name
+            let done = try await storage.withMigrated { store in try await store.revokeUser(name: name, at: Timestamp.now()) }
             if !done { fail("tnotes-server: no active user \(name)", code: 1) }
             print("revoked \(name)")
         }
