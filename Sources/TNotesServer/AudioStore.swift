@@ -13,6 +13,8 @@ struct AudioStore: Sendable {
     let root: String
     let maxBytes: Int64
     let storage: any ServerStorage
+    /// Where uploads write and fsync: blocking file calls stay off the event loops and the cooperative pool.
+    let fileThreads = ThreadPoolExecutor(threads: 2)
 
     func path(user: Int64, sermonId: String) -> String { "\(root)/\(user)/\(sermonId)" }
 
@@ -38,6 +40,15 @@ struct AudioStore: Sendable {
     }
 
     func put(user: Int64, sermonId: String, request: Request, declared: String, now: String) async throws -> AudioBlobInfo {
+        let info = try await fileThreads.run {
+            try await receive(user: user, sermonId: sermonId, request: request, declared: declared, now: now)
+        }
+        try await storage.setAudio(user: user, info)
+        return info
+    }
+
+    /// Streams the body into a temp file (hashing it), checks the digest, fsyncs and renames it into place.
+    private func receive(user: Int64, sermonId: String, request: Request, declared: String, now: String) async throws -> AudioBlobInfo {
         if let length = request.headers[.contentLength].flatMap({ Int64($0) }), length > maxBytes {
             throw APIError.tooLarge(maxBytes)
         }
@@ -74,24 +85,20 @@ struct AudioStore: Sendable {
                 throw APIError.badRequest("digest", "the body's sha256 is \(actual), not the declared \(declared)")
             }
             closed = true
-            try await NIOThreadPool.singleton.runIfActive {
-                let synced = fsync(fd) == 0
-                close(fd)
-                guard synced else { throw APIError(status: .internalServerError, error: "storage", detail: "fsync failed") }
-                guard rename(temp, final) == 0 else {
-                    throw APIError(status: .internalServerError, error: "storage", detail: "rename failed")
-                }
-                let dfd = open(dir, O_RDONLY | O_DIRECTORY)
-                if dfd >= 0 { fsync(dfd); close(dfd) }
+            let synced = fsync(fd) == 0
+            close(fd)
+            guard synced else { throw APIError(status: .internalServerError, error: "storage", detail: "fsync failed") }
+            guard rename(temp, final) == 0 else {
+                throw APIError(status: .internalServerError, error: "storage", detail: "rename failed")
             }
+            let dfd = open(dir, O_RDONLY | O_DIRECTORY)
+            if dfd >= 0 { fsync(dfd); close(dfd) }
         } catch {
             if !closed { close(fd) }
             unlink(temp)
             throw error
         }
-        let info = AudioBlobInfo(sermonId: sermonId, sha256: declared, sizeBytes: total, updatedAt: now)
-        try await storage.setAudio(user: user, info)
-        return info
+        return AudioBlobInfo(sermonId: sermonId, sha256: declared, sizeBytes: total, updatedAt: now)
     }
 
     /// A `Range: bytes=…` header resolved against `size`: nil for the whole file; throws 416 when unsatisfiable.

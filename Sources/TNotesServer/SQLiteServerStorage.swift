@@ -7,12 +7,22 @@ import Glibc
 
 /// The embedded backend: one SQLite file (WAL, synchronous=FULL: an acknowledged push survives power
 /// loss). One connection, used by one task at a time under an async lock, so a user's sequence numbers
-/// are assigned and committed strictly in order.
+/// are assigned and committed strictly in order. All of it runs on a thread of its own (`sqliteThread`):
+/// a SQLite step or a commit's fsync never blocks an event loop or the cooperative pool.
+///
+/// Unchecked because: `db` is only used inside `mutex.withLock` (one task at a time), and every such
+/// section runs on `sqliteThread`; `path` is immutable.
 public final class SQLiteServerStorage: ServerStorage, @unchecked Sendable {
     public let backendName = "sqlite"
     let path: String
     let db: SQLiteConnection
     let mutex = AsyncMutex()
+    let sqliteThread = ThreadPoolExecutor(threads: 1)
+
+    /// `mutex.withLock(body)` on the SQLite thread.
+    func locked<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        try await sqliteThread.run { try await mutex.withLock(body) }
+    }
 
     public init(path: String) throws {
         self.path = path
@@ -23,7 +33,7 @@ public final class SQLiteServerStorage: ServerStorage, @unchecked Sendable {
     }
 
     public func migrate() async throws {
-        try await mutex.withLock {
+        try await locked {
             let version = Int(try db.scalar("PRAGMA user_version").int ?? 0)
             guard version <= ServerSchema.sqlite.count else {
                 throw ServerError.storage("database schema version \(version) is newer than this server supports")
@@ -41,15 +51,15 @@ public final class SQLiteServerStorage: ServerStorage, @unchecked Sendable {
     }
 
     public func epoch() async throws -> String {
-        try await mutex.withLock { try db.scalar("SELECT value FROM server_meta WHERE key = 'epoch'").string ?? "" }
+        try await locked { try db.scalar("SELECT value FROM server_meta WHERE key = 'epoch'").string ?? "" }
     }
 
     public func close() async {
-        await mutex.withLock { try? db.exec("PRAGMA wal_checkpoint(TRUNCATE)") }
+        _ = try? await locked { try? db.exec("PRAGMA wal_checkpoint(TRUNCATE)") }
     }
 
     public func createUser(name: String, tokenHash: String, at: String) async throws {
-        try await mutex.withLock {
+        try await locked {
             try db.transaction {
                 if try db.query("SELECT 1 FROM users WHERE name = ?", [.text(name)]).first != nil {
                     throw ServerError.conflict("user \(name) exists")
@@ -63,7 +73,7 @@ public final class SQLiteServerStorage: ServerStorage, @unchecked Sendable {
     }
 
     public func users() async throws -> [UserInfo] {
-        try await mutex.withLock {
+        try await locked {
             try db.query("SELECT id, name, created_at, revoked_at FROM users ORDER BY id").map {
                 UserInfo(id: $0[0].int ?? 0, name: $0[1].string ?? "", createdAt: $0[2].string ?? "", revokedAt: $0[3].string)
             }
@@ -71,7 +81,7 @@ public final class SQLiteServerStorage: ServerStorage, @unchecked Sendable {
     }
 
     public func revokeUser(name: String, at: String) async throws -> Bool {
-        try await mutex.withLock {
+        try await locked {
             // The hash is replaced too, so the old token can never match again.
             try db.run("UPDATE users SET revoked_at = ?, token_hash = 'revoked:' || id WHERE name = ? AND revoked_at IS NULL",
                        [.text(at), .text(name)])
@@ -80,7 +90,7 @@ public final class SQLiteServerStorage: ServerStorage, @unchecked Sendable {
     }
 
     public func userId(tokenHash: String) async throws -> Int64? {
-        try await mutex.withLock {
+        try await locked {
             try db.scalar("SELECT id FROM users WHERE token_hash = ? AND revoked_at IS NULL", [.text(tokenHash)]).int
         }
     }
@@ -88,7 +98,7 @@ public final class SQLiteServerStorage: ServerStorage, @unchecked Sendable {
     public func transaction<T: Sendable>(user: Int64, _ body: @Sendable (any ServerTransaction) async throws -> T)
         async throws -> T
     {
-        try await mutex.withLock {
+        try await locked {
             try db.exec("BEGIN IMMEDIATE")
             do {
                 let tx = Transaction(db: db, user: user, seq: try db.scalar("SELECT seq FROM user_seq WHERE user_id = ?", [.int(user)]).int ?? 0)
@@ -163,7 +173,7 @@ public final class SQLiteServerStorage: ServerStorage, @unchecked Sendable {
     }
 
     public func changes(user: Int64, after seq: Int64, limit: Int) async throws -> [LoggedChange] {
-        try await mutex.withLock {
+        try await locked {
             try db.query("""
                 SELECT seq, collection, id, op, updated_at, device_id, body FROM changes
                 WHERE user_id = ? AND seq > ? ORDER BY seq LIMIT ?
@@ -179,18 +189,18 @@ public final class SQLiteServerStorage: ServerStorage, @unchecked Sendable {
     }
 
     public func records(user: Int64, collection: RecordCollection) async throws -> [[String: JSON]] {
-        try await mutex.withLock {
+        try await locked {
             try db.query("SELECT body FROM records WHERE user_id = ? AND collection = ? AND deleted_at IS NULL",
                          [.int(user), .text(collection.rawValue)]).map { try JSON.parse($0[0].string ?? "{}").objectValue ?? [:] }
         }
     }
 
     public func newestUpdatedAt() async throws -> String? {
-        try await mutex.withLock { try db.scalar("SELECT max(updated_at) FROM records").string }
+        try await locked { try db.scalar("SELECT max(updated_at) FROM records").string }
     }
 
     public func audio(user: Int64, sermonId: String) async throws -> AudioBlobInfo? {
-        try await mutex.withLock {
+        try await locked {
             try db.query("SELECT sermon_id, sha256, size_bytes, updated_at FROM audio WHERE user_id = ? AND sermon_id = ?",
                          [.int(user), .text(sermonId)]).first.map {
                 AudioBlobInfo(sermonId: $0[0].string ?? "", sha256: $0[1].string ?? "", sizeBytes: $0[2].int ?? 0,
@@ -200,7 +210,7 @@ public final class SQLiteServerStorage: ServerStorage, @unchecked Sendable {
     }
 
     public func setAudio(user: Int64, _ info: AudioBlobInfo) async throws {
-        try await mutex.withLock {
+        try await locked {
             try db.run("""
                 INSERT INTO audio(user_id, sermon_id, sha256, size_bytes, updated_at) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT(user_id, sermon_id) DO UPDATE SET sha256 = excluded.sha256, size_bytes = excluded.size_bytes,
