@@ -1,6 +1,7 @@
 #include "tn_http.h"
 
 #include <curl/curl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,31 @@ typedef struct {
     int overflow;
 } buffer_t;
 
+struct tn_abort_flag { atomic_int raised; };
+
+tn_abort_flag *tn_abort_flag_new(void) {
+    tn_abort_flag *f = malloc(sizeof(*f));
+    if (f) atomic_init(&f->raised, 0);
+    return f;
+}
+void tn_abort_flag_set(tn_abort_flag *flag) { if (flag) atomic_store(&flag->raised, 1); }
+void tn_abort_flag_free(tn_abort_flag *flag) { free(flag); }
+
+struct tn_http_handle { CURL *curl; };
+
+tn_http_handle *tn_http_handle_new(void) {
+    tn_http_handle *h = malloc(sizeof(*h));
+    if (!h) return NULL;
+    h->curl = curl_easy_init();
+    if (!h->curl) { free(h); return NULL; }
+    return h;
+}
+void tn_http_handle_free(tn_http_handle *handle) {
+    if (!handle) return;
+    curl_easy_cleanup(handle->curl);
+    free(handle);
+}
+
 typedef struct {
     buffer_t body;
     buffer_t headers;
@@ -22,7 +48,7 @@ typedef struct {
     long long resume_from;
     int file_checked;
     int file_refused;
-    volatile int *abort_flag;
+    tn_abort_flag *abort_flag;
 } ctx_t;
 
 static int buffer_append(buffer_t *b, const char *data, size_t len) {
@@ -75,12 +101,12 @@ static size_t on_header(char *ptr, size_t size, size_t nmemb, void *userdata) {
 static int on_progress(void *userdata, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow) {
     (void)dltotal; (void)dlnow; (void)ultotal; (void)ulnow;
     ctx_t *ctx = userdata;
-    return (ctx->abort_flag && *ctx->abort_flag) ? 1 : 0;
+    return (ctx->abort_flag && atomic_load(&ctx->abort_flag->raised)) ? 1 : 0;
 }
 
 void tn_http_global_init(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
 
-int tn_http_perform(const tn_http_request *req, tn_http_response *resp) {
+int tn_http_perform(tn_http_handle *handle, const tn_http_request *req, tn_http_response *resp) {
     memset(resp, 0, sizeof(*resp));
     ctx_t ctx;
     memset(&ctx, 0, sizeof(ctx));
@@ -88,8 +114,10 @@ int tn_http_perform(const tn_http_request *req, tn_http_response *resp) {
     ctx.resume_from = req->resume_from;
     ctx.abort_flag = req->abort_flag;
 
-    CURL *curl = curl_easy_init();
+    /* A kept handle is reset to default options; its connection cache survives the reset. */
+    CURL *curl = handle ? handle->curl : curl_easy_init();
     if (!curl) { resp->curl_code = CURLE_FAILED_INIT; strcpy(resp->error, "curl_easy_init failed"); return -1; }
+    if (handle) curl_easy_reset(curl);
     ctx.curl = curl;
     char errbuf[CURL_ERROR_SIZE];
     errbuf[0] = 0;
@@ -101,6 +129,7 @@ int tn_http_perform(const tn_http_request *req, tn_http_response *resp) {
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
     curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
+    if (req->ca_file) curl_easy_setopt(curl, CURLOPT_CAINFO, req->ca_file);
     curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
     curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, req->connect_timeout_ms);
@@ -164,7 +193,7 @@ done:
     }
     if (upload) fclose(upload);
     curl_slist_free_all(headers);
-    curl_easy_cleanup(curl);
+    if (!handle) curl_easy_cleanup(curl);
     resp->body = ctx.body.data;
     resp->body_len = ctx.body.len;
     resp->headers = ctx.headers.data;

@@ -3,6 +3,7 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -19,3 +20,5 @@ int tn_netlink_open(void) {
     }
     return fd;
 }
+
+int tn_wake_fd_open(void) { return eventfd(0, EFD_CLOEXEC); }

@@ -78,7 +78,7 @@ public struct Daemon {
         let token: @Sendable () throws -> String = {
             try SyncToken.read(env: env, tokenFile: tokenFile)
         }
-        let client = SyncClient(serverURL: url, token: token)
+        let client = SyncClient(serverURL: url, token: token, transport: CurlTransport(caFile: config.sync.caFile))
         let backoff = BackoffPolicy(base: config.sync.backoffBase, factor: 2, max: config.sync.backoffMax)
         let audio = AudioTransfers(store: store, client: client, audioDirectory: paths.audioDirectory, backoff: backoff,
                                    logger: logger)
@@ -118,7 +118,7 @@ public struct Daemon {
         let sync = makeSyncEngine(store: store, hub: hub, env: env)
         store.addObserver { changes in
             hub.recordsChanged(changes)
-            if let sync, changes.contains(where: { $0.origin == .local }) { Task { await sync.localChange() } }
+            if let sync, changes.contains(where: { $0.origin == .local }) { sync.noteLocalWrite() }
         }
         let activated = SystemdNotifier.activatedSocket()
         let socketPath = activated.flatMap(SystemdNotifier.socketPath) ?? paths.socketPath
@@ -164,11 +164,11 @@ public struct Daemon {
         var serviceList: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: EarlyStopSignal.Watcher(), successTerminationBehavior: .gracefullyShutdownGroup),
         ]
-        var monitor: NetworkMonitor?
         if let sync {
             serviceList.append(supervised("sync-engine", SyncEngineService(engine: sync)))
-            monitor = NetworkMonitor(logger: logger) { usable in Task { await sync.network(usable: usable) } }
-            monitor?.start()
+            serviceList.append(supervised("network-monitor", NetworkMonitor(logger: logger) { usable in
+                await sync.network(usable: usable)
+            }))
         }
         serviceList.append(supervised("socket-server", server))
         serviceList.append(supervised("systemd", SystemdService(notifier: notifier, store: store, sync: sync)))
@@ -184,7 +184,6 @@ public struct Daemon {
             failure = error
         }
         logger.info("tnotesd stopping")
-        monitor?.stop()
         // Closing checkpoints the WAL and waits for the reader threads: blocking work, off the cooperative pool.
         try? await NIOThreadPool.singleton.runIfActive { store.close() }
         if activated == nil { unlink(paths.socketPath) }

@@ -2,6 +2,10 @@ import TNotesConfig
 import TNotesCore
 import TOMLKit
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `tnotesd.toml`, checked strictly: an unknown key, a wrong type or a bad value is an error that names
 /// the file and the key (and makes tnotesd exit 78, EX_CONFIG).
 public struct DaemonConfig: Sendable, Equatable {
@@ -15,6 +19,8 @@ public struct DaemonConfig: Sendable, Equatable {
         /// nil: sync disabled, the daemon stays local-only.
         public var serverURL: String?
         public var tokenFile: String?
+        /// PEM file of the CAs to trust for an https:// server (a private CA); nil: the system's.
+        public var caFile: String?
         public var interval: Double = 60
         public var backoffBase: Double = 1
         public var backoffMax: Double = 300
@@ -57,6 +63,13 @@ extension DaemonConfig {
                 c.sync.serverURL = url
             }
             c.sync.tokenFile = try s.path("token_file")
+            if let ca = try s.path("ca_file") {
+                // Read now: a missing or unreadable CA file is a config error, not a sync that fails later.
+                guard access(ca, R_OK) == 0 else {
+                    throw ConfigError(file: file, key: "sync.ca_file", problem: "\(ca) cannot be read: \(String(cString: strerror(errno)))")
+                }
+                c.sync.caFile = ca
+            }
             if let v = try s.seconds("interval", min: 1) { c.sync.interval = v }
             if let v = try s.seconds("backoff_base", min: 0.01) { c.sync.backoffBase = v }
             if let v = try s.seconds("backoff_max", min: 0.01) { c.sync.backoffMax = v }

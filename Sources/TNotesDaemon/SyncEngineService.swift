@@ -9,7 +9,7 @@ struct SyncEngineService: Service {
         await withGracefulShutdownHandler {
             await engine.run()
         } onGracefulShutdown: {
-            Task { await engine.stop() }
+            engine.stop()
         }
     }
 }

@@ -17,10 +17,9 @@ public actor AudioTransfers {
     let audioDirectory: String
     let backoff: BackoffPolicy
     let logger: Logger
-    private var running = false
-    private var again = false
     private var attempt = 0
-    private var retry: Task<Void, Never>?
+    private let kicks: AsyncStream<Void>.Continuation
+    private let kickStream: AsyncStream<Void>
 
     public init(store: Store, client: SyncClient, audioDirectory: String, backoff: BackoffPolicy, logger: Logger) {
         self.store = store
@@ -28,37 +27,42 @@ public actor AudioTransfers {
         self.audioDirectory = audioDirectory
         self.backoff = backoff
         self.logger = logger
+        (kickStream, kicks) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    /// Looks for work; returns at once (the transfers run on their own task).
-    public func kick() {
-        if running {
-            again = true
-            return
-        }
-        running = true
-        Task { await self.work() }
-    }
+    /// Asks the queue to look for work; returns at once (callable from any thread).
+    public nonisolated func kick() { kicks.yield() }
 
-    private func work() async {
-        repeat {
-            again = false
+    /// Ends `run` once the transfer in hand (if any) has been cancelled.
+    public nonisolated func stop() { kicks.finish() }
+
+    /// The transfer queue: runs until `stop` or cancellation (the sync engine runs it in its task group).
+    /// Kicks during a pass coalesce into one more pass; a failed pass is retried after its backoff.
+    /// Cancelling aborts a transfer in progress at once (libcurl's progress callback).
+    public func run() async {
+        var kicked = kickStream.makeAsyncIterator()
+        var retryAt: ContinuousClock.Instant?
+        while !Task.isCancelled {
+            if let at = retryAt {
+                // A failed pass waits out its backoff (kicks meanwhile coalesce into the next pass).
+                try? await Task.sleep(until: at)
+            } else {
+                guard await kicked.next() != nil else { return }
+            }
+            if Task.isCancelled { return }
             do {
                 try await uploads()
                 try await downloads()
                 attempt = 0
+                retryAt = nil
             } catch {
+                if Task.isCancelled { return }
                 attempt += 1
                 let delay = backoff.delay(attempt: attempt, retryAfter: (error as? SyncFailure)?.retryAfter)
                 logger.warning("audio transfer failed; will retry", metadata: ["in": "\(Int(delay)) s", "error": "\(error)"])
-                retry?.cancel()
-                retry = Task {
-                    try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
-                    if !Task.isCancelled { await self.kick() }
-                }
+                retryAt = .now + .milliseconds(Int(delay * 1000))
             }
-        } while again
-        running = false
+        }
     }
 
     func uploads() async throws {

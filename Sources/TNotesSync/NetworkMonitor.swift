@@ -1,86 +1,153 @@
 import CCurlShim
 import Dispatch
 import Logging
+import ServiceLifecycle
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Watches rtnetlink for link and address changes. A burst of messages is debounced (250 ms), then the
-/// whole interface state is compared with the previous one, ignoring loopback and link-local noise;
-/// only a real change is reported: usable (some interface up with a global address) or not.
-public final class NetworkMonitor: @unchecked Sendable {
-    public typealias Handler = @Sendable (_ usable: Bool) -> Void
+/// Watches rtnetlink for link and address changes, as a `Service` of the daemon's group. A burst of
+/// messages is debounced (250 ms), then the whole interface state is compared with the previous one,
+/// ignoring loopback and link-local noise; only a real change is reported: usable (some interface up with
+/// a global address) or not.
+///
+/// The blocking reads run on a thread of their own, which alone owns the netlink socket (it closes it on
+/// the way out); `run` owns an eventfd that wakes that thread to stop, and closes it only once the thread
+/// has ended. No descriptor is ever used by one thread while another closes it.
+public struct NetworkMonitor: Service {
+    public typealias Handler = @Sendable (_ usable: Bool) async -> Void
 
     private let logger: Logger
     private let handler: Handler
-    private var fd: Int32 = -1
-    private let queue = DispatchQueue(label: "tnotes.netlink")
-    private var lastState: Set<String>?
-    private var pending: DispatchWorkItem?
-    private var stopped = false
 
     public init(logger: Logger, handler: @escaping Handler) {
         self.logger = logger
         self.handler = handler
     }
 
-    /// Opens the netlink socket and starts reading; false when netlink is not available (then nothing is reported).
-    @discardableResult
-    public func start() -> Bool {
-        let s = tn_netlink_open()
-        guard s >= 0 else {
+    public func run() async throws {
+        let netlink = tn_netlink_open()
+        guard netlink >= 0 else {
+            // Not fatal: sync still runs on its timer and on other triggers.
             logger.notice("network monitor unavailable", metadata: ["errno": "\(errno)"])
-            return false
-        }
-        fd = s
-        queue.sync { lastState = Self.snapshot() }
-        Thread.detach { [self] in readLoop() }
-        return true
-    }
-
-    public func stop() {
-        queue.sync { stopped = true }
-        if fd >= 0 { shutdown(fd, Int32(SHUT_RDWR)); close(fd); fd = -1 }
-    }
-
-    private func readLoop() {
-        var buffer = [UInt8](repeating: 0, count: 16384)
-        while true {
-            let n = recv(fd, &buffer, buffer.count, 0)
-            if n < 0 {
-                if errno == EINTR { continue }
-                if errno == ENOBUFS { schedule(); continue }  // we missed messages: re-read the state
-                return
-            }
-            if n == 0 { return }
-            logger.debug("netlink message", metadata: ["bytes": "\(n)"])
-            schedule()
-        }
-    }
-
-    private func schedule() {
-        queue.async { [self] in
-            guard !stopped else { return }
-            pending?.cancel()
-            let item = DispatchWorkItem { [self] in evaluate() }
-            pending = item
-            queue.asyncAfter(deadline: .now() + .milliseconds(250), execute: item)
-        }
-    }
-
-    private func evaluate() {
-        let state = Self.snapshot()
-        guard state != lastState else {
-            logger.debug("network change without effect")
+            try? await gracefulShutdown()
             return
         }
-        lastState = state
-        let usable = !state.isEmpty
-        logger.debug("network state changed", metadata: ["usable": "\(usable)", "addresses": "\(state.sorted())"])
-        handler(usable)
+        let wake = tn_wake_fd_open()
+        guard wake >= 0 else {
+            close(netlink)
+            logger.notice("network monitor unavailable: no eventfd", metadata: ["errno": "\(errno)"])
+            try? await gracefulShutdown()
+            return
+        }
+        let (changes, report) = AsyncStream.makeStream(of: Bool.self, bufferingPolicy: .bufferingNewest(1))
+        let ended = ThreadEnd()
+        let logger = self.logger
+        NetlinkThread.start {
+            NetlinkThread.watch(netlink: netlink, wake: wake, logger: logger) { report.yield($0) }
+            close(netlink)
+            report.finish()
+            ended.signal()
+        }
+        await withTaskCancellationHandler {
+            await cancelWhenGracefulShutdown {
+                for await usable in changes { await handler(usable) }
+            }
+        } onCancel: {
+            var one: UInt64 = 1
+            _ = write(wake, &one, 8)
+        }
+        // Graceful shutdown cancels the loop above: wake the thread, wait for it to end, then close.
+        var one: UInt64 = 1
+        _ = write(wake, &one, 8)
+        await ended.wait()
+        close(wake)
+    }
+}
+
+/// The reader thread's body and start.
+enum NetlinkThread {
+    /// Blocks in poll until `wake` is signalled; reports a debounced state change through `report`.
+    static func watch(netlink: Int32, wake: Int32, logger: Logger, report: (Bool) -> Void) {
+        var lastState = NetworkMonitor.snapshot()
+        var buffer = [UInt8](repeating: 0, count: 16384)
+        var pendingSince: ContinuousClock.Instant?
+        while true {
+            var fds = [pollfd(fd: netlink, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+            // With a change pending, wait at most until its 250 ms are up; otherwise until something arrives.
+            var timeout: Int32 = -1
+            if let since = pendingSince {
+                let left = Duration.milliseconds(250) - (ContinuousClock.now - since)
+                timeout = max(0, Int32(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+            }
+            let n = poll(&fds, 2, timeout)
+            if n < 0 && errno != EINTR { return }
+            if fds[1].revents != 0 { return }
+            if n > 0 && fds[0].revents & Int16(POLLIN) != 0 {
+                let got = recv(netlink, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+                if got > 0 || (got < 0 && errno == ENOBUFS) {  // ENOBUFS: messages were missed; re-read the state
+                    logger.debug("netlink message", metadata: ["bytes": "\(got)"])
+                    if pendingSince == nil { pendingSince = .now }
+                } else if got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR) {
+                    return
+                }
+            } else if fds[0].revents & Int16(POLLERR | POLLHUP) != 0 {
+                return
+            }
+            if let since = pendingSince, ContinuousClock.now - since >= .milliseconds(250) {
+                pendingSince = nil
+                let state = NetworkMonitor.snapshot()
+                guard state != lastState else {
+                    logger.debug("network change without effect")
+                    continue
+                }
+                lastState = state
+                logger.debug("network state changed", metadata: ["usable": "\(!state.isEmpty)", "addresses": "\(state.sorted())"])
+                report(!state.isEmpty)
+            }
+        }
     }
 
+    static func start(_ body: @escaping @Sendable () -> Void) {
+        var t = pthread_t()
+        let box = Unmanaged.passRetained(ThreadBody(body))
+        pthread_create(&t, nil, { arg in
+            let b = Unmanaged<ThreadBody>.fromOpaque(arg!).takeRetainedValue()
+            b.body()
+            return nil
+        }, box.toOpaque())
+        pthread_detach(t)
+    }
+}
+
+/// A one-shot signal from a thread to an async waiter (which may be cancelled: a continuation is not).
+final class ThreadEnd: Sendable {
+    private let state = Mutex<(done: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+
+    func signal() {
+        let waiter: CheckedContinuation<Void, Never>? = state.withLock { s in
+            s.done = true
+            defer { s.waiter = nil }
+            return s.waiter
+        }
+        waiter?.resume()
+    }
+
+    func wait() async {
+        await withCheckedContinuation { (cont: CheckedContinuation<Void, Never>) in
+            let done: Bool = state.withLock { s in
+                if s.done { return true }
+                s.waiter = cont
+                return false
+            }
+            if done { cont.resume() }
+        }
+    }
+}
+
+extension NetworkMonitor {
     /// Global addresses of interfaces that are up and running (loopback and link-local left out).
     static func snapshot() -> Set<String> {
         var out = Set<String>()
@@ -111,22 +178,8 @@ public final class NetworkMonitor: @unchecked Sendable {
     }
 }
 
-extension Thread {
-    static func detach(_ body: @escaping @Sendable () -> Void) {
-        var t = pthread_t()
-        let box = Unmanaged.passRetained(ThreadBody(body))
-        pthread_create(&t, nil, { arg in
-            let b = Unmanaged<ThreadBody>.fromOpaque(arg!).takeRetainedValue()
-            b.body()
-            return nil
-        }, box.toOpaque())
-        pthread_detach(t)
-    }
-}
-
+/// Unchecked because: the closure is Sendable; the box only carries it across pthread_create, once.
 final class ThreadBody: @unchecked Sendable {
     let body: @Sendable () -> Void
     init(_ b: @escaping @Sendable () -> Void) { body = b }
 }
-
-enum Thread {}

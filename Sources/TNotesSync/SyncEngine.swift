@@ -1,4 +1,5 @@
 import Logging
+import Synchronization
 import TNotesCore
 import TNotesStore
 
@@ -59,12 +60,27 @@ public actor SyncEngine {
     private var force = false
     private var networkUp = true
     private var debounceScheduled = false
-    private var retryTimer: Task<Void, Never>?
+    /// Bumped whenever a pending retry is superseded; a retry timer of an older generation does nothing.
+    private var retryGeneration = 0
     private var waiters: [Int: CheckedContinuation<SyncReport, any Error>] = [:]
     private var nextWaiterIds: [Int] = []
     private var waiterCounter = 0
     private let wake: AsyncStream<Void>.Continuation
     private let wakeStream: AsyncStream<Void>
+    /// Timers to start (debounce, retry, a waiter's deadline): `run` starts each as a child task of its own
+    /// task group, so no timer outlives the engine's run.
+    private let timers: AsyncStream<(Timer, Double)>.Continuation
+    private let timerStream: AsyncStream<(Timer, Double)>
+    /// Local writes, signalled from the store's observer without a task of their own.
+    private let localWrites: AsyncStream<Void>.Continuation
+    private let localWriteStream: AsyncStream<Void>
+    private let inFlight = InFlightTasks()
+
+    enum Timer: Sendable {
+        case debounce
+        case retry(generation: Int)
+        case waiterDeadline(id: Int, seconds: Double)
+    }
 
     public init(store: Store, client: SyncClient, settings: Settings, audio: AudioTransfers?, logger: Logger,
                 onEvent: @escaping @Sendable (String, [String: JSON]) -> Void)
@@ -76,6 +92,8 @@ public actor SyncEngine {
         self.logger = logger
         self.onEvent = onEvent
         (wakeStream, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        (timerStream, timers) = AsyncStream.makeStream(of: (Timer, Double).self)
+        (localWriteStream, localWrites) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     // MARK: Triggers
@@ -90,20 +108,30 @@ public actor SyncEngine {
         wake.yield()
     }
 
+    /// A local write happened (callable from any thread, e.g. the store's commit observer): `run` picks it up.
+    public nonisolated func noteLocalWrite() {
+        localWrites.yield()
+    }
+
     /// A local write: sync about a second later, once per burst of writes.
     public func localChange() {
         guard !debounceScheduled else { return }
         debounceScheduled = true
-        let delay = settings.localChangeDebounce
-        Task {
-            try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
-            await self.fireDebounced()
-        }
+        timers.yield((.debounce, settings.localChangeDebounce))
     }
 
-    private func fireDebounced() {
-        debounceScheduled = false
-        trigger(.localChange)
+    private func fire(_ timer: Timer) {
+        switch timer {
+        case .debounce:
+            debounceScheduled = false
+            trigger(.localChange)
+        case .retry(let generation):
+            guard generation == retryGeneration else { return }
+            wanted = true
+            wake.yield()
+        case .waiterDeadline(let id, let seconds):
+            resolve([id], .failure(SyncFailure.network("the sync did not finish within \(Int(seconds)) s")))
+        }
     }
 
     /// Network state from the monitor: a usable route appeared (sync now, backoff reset) or vanished.
@@ -124,10 +152,7 @@ public actor SyncEngine {
             waiters[id] = cont
             nextWaiterIds.append(id)
             trigger(.manual)
-            Task {
-                try? await Task.sleep(for: .milliseconds(Int(timeout * 1000)))
-                await self.resolve([id], .failure(SyncFailure.network("the sync did not finish within \(Int(timeout)) s")))
-            }
+            timers.yield((.waiterDeadline(id: id, seconds: timeout), timeout))
         }
     }
 
@@ -139,28 +164,51 @@ public actor SyncEngine {
 
     // MARK: The loop
 
-    /// Runs until cancelled: startup sync, periodic timer, and every trigger.
+    /// Runs until `stop` or cancellation: startup sync, periodic timer, every trigger, and the audio
+    /// transfers. Everything it starts (the periodic timer, debounce/retry/deadline timers, the sync loop,
+    /// the transfer queue) is a child task of one task group: when `run` returns, none of it is left.
     public func run() async {
         let interval = settings.interval
-        let periodic = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(Int(interval * 1000)))
-                if Task.isCancelled { break }
-                await self.trigger(.periodic)
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(Int(interval * 1000)))
+                    if Task.isCancelled { break }
+                    await self.trigger(.periodic)
+                }
             }
+            group.addTask {
+                for await _ in self.localWriteStream { await self.localChange() }
+            }
+            if let audio {
+                group.addTask { await audio.run() }
+            }
+            group.addTask {
+                await self.trigger(.startup)
+                for await _ in self.wakeStream {
+                    if Task.isCancelled { break }
+                    await self.step()
+                }
+            }
+            // Timers start here, in the group's own body (only it may add children); `stop` ends this loop,
+            // and the group's other tasks are then cancelled: a sync in flight aborts its transfer at once.
+            for await (timer, delay) in timerStream {
+                group.addTask {
+                    try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+                    if !Task.isCancelled { await self.fire(timer) }
+                }
+            }
+            group.cancelAll()
         }
-        defer { periodic.cancel() }
-        trigger(.startup)
-        for await _ in wakeStream {
-            if Task.isCancelled { break }
-            await step()
-        }
-        retryTimer?.cancel()
         resolve(Array(waiters.keys), .failure(SyncFailure.network("the daemon is stopping")))
     }
 
-    public func stop() {
+    /// Ends `run` (from any thread: the graceful-shutdown handler is synchronous).
+    public nonisolated func stop() {
+        timers.finish()
         wake.finish()
+        localWrites.finish()
+        audio?.stop()
     }
 
     private func step() async {
@@ -172,13 +220,16 @@ public actor SyncEngine {
         }
         wanted = false
         force = false
-        retryTimer?.cancel()
-        retryTimer = nil
+        retryGeneration += 1
         let waiting = nextWaiterIds
         nextWaiterIds = []
         setState(.syncing)
         do {
-            let report = try await cycle()
+            // The push in flight and the next pull page run as tasks of their own beside the cycle; a stop
+            // cancels them with it (their transfers abort), and the cycle awaits each one it started.
+            let inFlight = self.inFlight
+            inFlight.reset()
+            let report = try await withTaskCancellationHandler { try await cycle() } onCancel: { inFlight.cancelAll() }
             attempt = 0
             nextAttemptAt = nil
             lastError = nil
@@ -188,7 +239,7 @@ public actor SyncEngine {
                                                 "conflicts": "\(report.conflicts)", "ms": "\(report.durationMs)"])
             onEvent("sync.completed", report.json.objectValue ?? [:])
             resolve(waiting, .success(report))
-            if let audio { Task { await audio.kick() } }
+            audio?.kick()
         } catch {
             attempt += 1
             let delay = settings.backoff.delay(attempt: attempt, retryAfter: (error as? SyncFailure)?.retryAfter)
@@ -204,17 +255,8 @@ public actor SyncEngine {
     }
 
     private func scheduleRetry(after delay: Double) {
-        retryTimer?.cancel()
-        retryTimer = Task {
-            try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
-            if Task.isCancelled { return }
-            await self.retryDue()
-        }
-    }
-
-    private func retryDue() {
-        wanted = true
-        wake.yield()
+        retryGeneration += 1
+        timers.yield((.retry(generation: retryGeneration), delay))
     }
 
     private func setState(_ s: SyncState) {
@@ -308,7 +350,9 @@ public actor SyncEngine {
     /// Sends one batch; runs while the engine settles the batch before it.
     private func push(_ batch: [StoreSession.QueuedChange], deviceId: String) -> Task<SyncClient.PushAnswer, any Error> {
         let client = self.client
-        return Task.detached { try await client.push(deviceId: deviceId, changes: batch) }
+        let task = Task.detached { try await client.push(deviceId: deviceId, changes: batch) }
+        inFlight.add { task.cancel() }
+        return task
     }
 
     /// Pulls every page after our cursor; each page and the cursor after it commit together.
@@ -353,7 +397,7 @@ public actor SyncEngine {
     private func fetch(after cursor: String?) -> Task<DecodedPage, any Error> {
         let client = self.client, limit = pullPageSize
         // Detached: the decoding runs on the pool, not on this actor (which stays free for status calls).
-        return Task.detached {
+        let task = Task.detached {
             let page = try await client.pull(cursor: cursor, limit: limit)
             var changes = [Change]()
             changes.reserveCapacity(page.changes.count)
@@ -363,6 +407,8 @@ public actor SyncEngine {
             }
             return DecodedPage(changes: changes, invalid: invalid, cursor: page.cursor, hasMore: page.hasMore)
         }
+        inFlight.add { task.cancel() }
+        return task
     }
 
     // MARK: Status
@@ -379,4 +425,13 @@ public actor SyncEngine {
             "lastSuccessAt": JSON(lastSuccessAt), "lastError": JSON(lastError), "triggers": .object(triggers),
         ]
     }
+}
+
+/// The tasks a sync cycle starts beside itself, so that cancelling the cycle cancels them too.
+final class InFlightTasks: Sendable {
+    private let cancels = Mutex<[@Sendable () -> Void]>([])
+
+    func add(_ cancel: @escaping @Sendable () -> Void) { cancels.withLock { $0.append(cancel) } }
+    func reset() { cancels.withLock { $0.removeAll() } }
+    func cancelAll() { for c in cancels.withLock({ $0 }) { c() } }
 }

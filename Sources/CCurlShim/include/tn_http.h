@@ -19,8 +19,22 @@ typedef struct {
     long low_speed_limit;             /* abort when below this many bytes/s ... */
     long low_speed_time_s;            /* ... for this many seconds */
     size_t max_body_bytes;            /* in-memory response bodies larger than this fail */
-    volatile int *abort_flag;         /* set non-zero from another thread to abort the transfer */
+    struct tn_abort_flag *abort_flag; /* set from another thread (tn_abort_flag_set) to abort the transfer */
+    const char *ca_file;              /* PEM file of CAs to trust instead of the system's, or NULL */
 } tn_http_request;
+
+/* A flag another thread raises to abort a transfer: checked by libcurl's progress callback (about once a
+   second while idle, at every chunk while moving), so a transfer ends within about a second. */
+typedef struct tn_abort_flag tn_abort_flag;
+tn_abort_flag *tn_abort_flag_new(void);
+void tn_abort_flag_set(tn_abort_flag *flag);
+void tn_abort_flag_free(tn_abort_flag *flag);
+
+/* A reusable libcurl easy handle: its connection cache (keep-alive connections, TLS sessions, DNS) lives
+   across the requests made with it. Use from one thread at a time. */
+typedef struct tn_http_handle tn_http_handle;
+tn_http_handle *tn_http_handle_new(void);
+void tn_http_handle_free(tn_http_handle *handle);
 
 typedef struct {
     long status;                      /* HTTP status, 0 when no response */
@@ -33,7 +47,8 @@ typedef struct {
 } tn_http_response;
 
 void tn_http_global_init(void);
-int tn_http_perform(const tn_http_request *req, tn_http_response *resp);
+/* One exchange on `handle` (reset first, its connections kept), or on a handle of its own when NULL. */
+int tn_http_perform(tn_http_handle *handle, const tn_http_request *req, tn_http_response *resp);
 void tn_http_response_free(tn_http_response *resp);
 
 #endif
