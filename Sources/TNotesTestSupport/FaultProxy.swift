@@ -394,6 +394,9 @@ public final class FaultProxy: @unchecked Sendable {
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
     }
 
+    /// A connected TCP socket to host:port, or nil (for tests that probe a port).
+    public static func connectPublic(host: String, port: Int) -> Int32? { connect(host: host, port: port) }
+
     static func connect(host: String, port: Int) -> Int32? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return nil }

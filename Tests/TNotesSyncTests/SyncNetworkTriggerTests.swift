@@ -23,13 +23,10 @@ struct SyncNetworkTriggerTests {
         ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"].first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    @Test("a link with an address coming up in the daemon's network namespace counts as a network trigger")
+    @Test("a link with an address coming up in the daemon's network namespace counts as a network trigger",
+          .enabled(if: skipReason() == nil, "needs root, unshare/nsenter and ip(8), and unshare -n permitted"))
     func linkUpTriggersSync() throws {
-        if let why = Self.skipReason() {
-            print("skipped: network trigger test needs root and unshare -n (\(why))")
-            return
-        }
-        let ip = Self.ipTool!
+        let ip = try #require(Self.ipTool)
         let d = DaemonProcess(environment: ["TNOTES_TOKEN": "unused-token"])
         // Port 9 on loopback: loopback is down in the new namespace, so the server is unreachable; only the
         // trigger count matters here.
@@ -70,10 +67,7 @@ struct SyncNetworkTriggerTests {
             \(ip) link set v0 up && \(ip) link set v1 up
             """
         let r = try ProcessRunner.run("/usr/bin/nsenter", ["-t", String(p.processIdentifier), "-n", "/bin/sh", "-c", script])
-        if r.status != 0 {
-            print("skipped: cannot configure the daemon's network namespace (\(r.stderr.trimmingCharacters(in: .whitespacesAndNewlines)))")
-            return
-        }
+        try #require(r.status == 0, "cannot configure the daemon's network namespace: \(r.stderr)")
         var last = before
         #expect(try eventually(timeout: 10, every: 0.1) {
             last = try c.call("sync.status")
