@@ -93,28 +93,7 @@ public final class FaultProxy: @unchecked Sendable {
     /// Listens on 127.0.0.1:`port` (0: a free port) and forwards to `upstreamHost:upstreamPort`.
     public init(upstreamPort: Int, upstreamHost: String = "127.0.0.1", port requested: Int = 0) throws {
         upstream = (upstreamHost, upstreamPort)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw HarnessError("proxy socket: errno \(errno)") }
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        addr.sin_port = in_port_t(UInt16(requested).bigEndian)
-        let rc = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard rc == 0, listen(fd, 128) == 0 else {
-            let e = errno
-            close(fd)
-            throw HarnessError("proxy bind/listen on port \(requested): errno \(e)")
-        }
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
-        }
-        listenFd = fd
-        port = Int(UInt16(bigEndian: addr.sin_port))
+        (listenFd, port) = try Self.listen(port: requested)
         Thread.detachNewThread { [self] in acceptLoop() }
     }
 
@@ -392,6 +371,31 @@ public final class FaultProxy: @unchecked Sendable {
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// A socket listening on 127.0.0.1:`requested` (0: the kernel picks), and the port it got.
+    static func listen(port requested: Int) throws -> (fd: Int32, port: Int) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw HarnessError("listening socket: errno \(errno)") }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = in_port_t(UInt16(requested).bigEndian)
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard rc == 0, Glibc.listen(fd, 128) == 0 else {
+            let e = errno
+            close(fd)
+            throw HarnessError("bind/listen on port \(requested): errno \(e)")
+        }
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        }
+        return (fd, Int(UInt16(bigEndian: addr.sin_port)))
     }
 
     /// A connected TCP socket to host:port, or nil (for tests that probe a port).

@@ -37,24 +37,7 @@ public final class TCPRelay: @unchecked Sendable {
 
     public init(upstreamPort: Int) throws {
         self.upstreamPort = upstreamPort
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw HarnessError("relay socket: errno \(errno)") }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let rc = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard rc == 0, listen(fd, 128) == 0 else {
-            close(fd)
-            throw HarnessError("relay bind/listen: errno \(errno)")
-        }
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
-        }
-        listenFd = fd
-        port = Int(UInt16(bigEndian: addr.sin_port))
+        (listenFd, port) = try FaultProxy.listen(port: 0)
         Thread.detachNewThread { [self] in acceptLoop() }
     }
 

@@ -11,6 +11,14 @@ import Glibc
 /// with a private CA (`[sync] ca_file`), and transfers that a stop aborts at once.
 @Suite("sync transport")
 struct SyncTransportTests {
+    /// A started server with user alice, and her token.
+    static func server() throws -> (ServerProcess, String) {
+        let server = ServerProcess()
+        let token = try server.addUser("alice")
+        try server.start()
+        return (server, token)
+    }
+
     /// A daemon syncing to `url`, with `extra` lines added to its `[sync]` section.
     static func device(url: String, token: String, batchSize: Int? = nil, extra: String = "") throws -> DaemonProcess {
         let d = DaemonProcess(environment: ["TNOTES_TOKEN": token])
@@ -21,9 +29,7 @@ struct SyncTransportTests {
 
     @Test("20 pushed batches use at most 2 TCP connections (libcurl handles and their connections are kept)")
     func connectionsAreReused() throws {
-        let server = ServerProcess()
-        let token = try server.addUser("alice")
-        try server.start()
+        let (server, token) = try Self.server()
         defer { server.stop() }
         let relay = try TCPRelay(frontOf: server)
         defer { relay.stop() }
@@ -82,9 +88,7 @@ struct SyncTransportTests {
         let dir = TempDirectory()
         let good = try Self.makeCertificates(in: dir, name: "good")
         let other = try Self.makeCertificates(in: dir, name: "other")
-        let server = ServerProcess()
-        let token = try server.addUser("alice")
-        try server.start()
+        let (server, token) = try Self.server()
         defer { server.stop() }
         // A TLS front from Debian's socat, with the certificate our CA signed, before the plain server.
         let port = try Self.freePort()
@@ -142,9 +146,7 @@ struct SyncTransportTests {
 
     @Test("SIGTERM during a 40 MiB upload: exit 0 within 2 s (the transfer is aborted, not waited out)")
     func sigtermDuringUpload() throws {
-        let server = ServerProcess()
-        let token = try server.addUser("alice")
-        try server.start()
+        let (server, token) = try Self.server()
         defer { server.stop() }
         let relay = try TCPRelay(frontOf: server)
         defer { relay.stop() }
@@ -166,9 +168,7 @@ struct SyncTransportTests {
 
     @Test("SIGTERM during a 40 MiB download: exit 0 within 2 s; the partial file is kept for resuming")
     func sigtermDuringDownload() throws {
-        let server = ServerProcess()
-        let token = try server.addUser("alice")
-        try server.start()
+        let (server, token) = try Self.server()
         defer { server.stop() }
         let a = try Self.device(url: server.baseURL, token: token)
         try a.start()
