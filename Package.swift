@@ -66,9 +66,17 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        // Supervision shared by tnotesd and tnotes-server: named services whose failure is one log line and a
+        // non-zero exit.
+        .target(name: "TNotesLifecycle", dependencies: [
+            "TNotesCore",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
         // The daemon: config, paths, single-instance lock, record methods, wiring.
         .target(name: "TNotesDaemon", dependencies: [
             "TNotesCore", "TNotesStore", "TNotesRPC", "TNotesSocketServer", "TNotesConfig", "TNotesSync", "CSystemd",
+            "TNotesLifecycle",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -79,7 +87,8 @@ let package = Package(
         ]),
         // The sync server: HTTP API (Hummingbird), storage on SQLite or PostgreSQL, users and tokens.
         .target(name: "TNotesServer", dependencies: [
-            "TNotesCore", "TNotesSQLite", "TNotesConfig",
+            "TNotesCore", "TNotesSQLite", "TNotesConfig", "TNotesLifecycle",
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -92,7 +101,7 @@ let package = Package(
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         .executableTarget(name: "tnotes-server", dependencies: [
-            "TNotesServer", "TNotesLogging", "TNotesConfig", "TNotesCore",
+            "TNotesServer", "TNotesLogging", "TNotesConfig", "TNotesCore", "TNotesLifecycle",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
@@ -119,7 +128,8 @@ let package = Package(
         .target(name: "CFuzzSupport"),
         .target(name: "TNotesFuzzSupport", dependencies: ["CFuzzSupport"]),
         .executableTarget(name: "tnotes-fuzz-rpc", dependencies: [
-            "TNotesFuzzSupport", "TNotesCore", "TNotesRPC", .product(name: "Logging", package: "swift-log"),
+            "TNotesFuzzSupport", "TNotesCore", "TNotesRPC", "TNotesDaemon", "TNotesStore",
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "tnotes-fuzz-push", dependencies: ["TNotesFuzzSupport", "TNotesCore"]),
         // One harness for the tests and the bench: process launchers (daemon, server, PostgreSQL), socket

@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
+import TNotesLifecycle
 import TNotesConfig
 import TNotesCore
 import TNotesRPC
@@ -89,6 +90,27 @@ public struct Daemon {
         }
     }
 
+    /// Every socket method, over one store: what `run` serves.
+    static func methodTable(store: Store, hub: EventHub, info: DaemonInfo, sync: SyncEngine?, audioDirectory: String) -> MethodTable {
+        let discovery = DiscoveryDocument()
+        var table = MethodTable(title: "tnotesd", version: TNotesVersion.string)
+        SystemMethods(store: store, hub: hub, info: info, discovery: discovery, sync: sync).register(into: &table)
+        RecordMethods(store: store).register(into: &table)
+        AudioMethods(store: store, importer: AudioImporter(audioDirectory: audioDirectory)).register(into: &table)
+        discovery.set(table.openRPC(components: DiscoveryDocument.components()))
+        return table
+    }
+
+    /// The same method table for a daemon without a socket or sync (the RPC fuzz target drives it): the
+    /// store's changes still reach the event hub, so subscribed connections get their events.
+    public static func localMethodTable(store: Store, dataDirectory: String) -> MethodTable {
+        let hub = EventHub()
+        store.addObserver { changes in hub.recordsChanged(changes) }
+        let info = DaemonInfo(version: TNotesVersion.string, socketPath: "", dataDir: dataDirectory,
+                              startedAtMillis: Timestamp.nowMillis())
+        return methodTable(store: store, hub: hub, info: info, sync: nil, audioDirectory: "\(dataDirectory)/audio")
+    }
+
     public func run() async throws {
         let env = ProcessEnvironment.current
         // Everything the daemon creates (db, audio, backups, socket) is for its owner alone.
@@ -124,12 +146,7 @@ public struct Daemon {
         let socketPath = activated.flatMap(SystemdNotifier.socketPath) ?? paths.socketPath
         let info = DaemonInfo(version: TNotesVersion.string, socketPath: socketPath, dataDir: paths.dataDir,
                               startedAtMillis: Timestamp.nowMillis())
-        let discovery = DiscoveryDocument()
-        var table = MethodTable(title: "tnotesd", version: TNotesVersion.string)
-        SystemMethods(store: store, hub: hub, info: info, discovery: discovery, sync: sync).register(into: &table)
-        RecordMethods(store: store).register(into: &table)
-        AudioMethods(store: store, importer: AudioImporter(audioDirectory: paths.audioDirectory)).register(into: &table)
-        discovery.set(table.openRPC(components: DiscoveryDocument.components()))
+        let table = Self.methodTable(store: store, hub: hub, info: info, sync: sync, audioDirectory: paths.audioDirectory)
         let dispatcher = Dispatcher(table: table, logger: logger)
 
         // One event loop per core (at most 4): a connection whose answer is large to encode (sermon.list of
@@ -172,10 +189,12 @@ public struct Daemon {
         }
         serviceList.append(supervised("socket-server", server))
         serviceList.append(supervised("systemd", SystemdService(notifier: notifier, store: store, sync: sync)))
-        let services = ServiceGroup(configuration: .init(
-            services: serviceList,
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger))
+        var groupConfiguration = ServiceGroupConfiguration(services: serviceList, gracefulShutdownSignals: [.sigterm, .sigint],
+                                                           logger: logger)
+        // A stop is bounded: a client that stops reading a large reply would otherwise hold it for good.
+        // After this the group is cancelled (transfers abort, connections close); the store still closes cleanly.
+        groupConfiguration.maximumGracefulShutdownDuration = .seconds(10)
+        let services = ServiceGroup(configuration: groupConfiguration)
         var failure: (any Error)?
         do {
             try await services.run()

@@ -16,6 +16,9 @@ public struct ServerApp: Sendable {
         /// Changes in one push (and notes in one legacy request): a request's work is bounded in items as
         /// well as bytes. 2,000,000 tiny changes fit in 26 MB and kept the server busy for over a minute.
         public var maxPushChanges: Int = 10_000
+        /// How long a graceful stop may wait for in-flight requests before their connections are closed
+        /// (`[server] shutdown_grace_seconds`). systemd's stop timeout (90 s) is far above it.
+        public var shutdownGrace: Duration = .seconds(10)
         public init() {}
     }
 

@@ -10,6 +10,7 @@ public struct ServerConfig: Sendable, Equatable {
     public var maxBodyBytes: Int?
     public var maxAudioBytes: Int?
     public var maxPushChanges: Int?
+    public var shutdownGraceSeconds: Int?
     public var logLevel: String?
 
     public init() {}
@@ -28,6 +29,7 @@ public struct ServerConfig: Sendable, Equatable {
         c.maxBodyBytes = try r.int("max_body_bytes", min: 1024, max: 1 << 30)
         c.maxAudioBytes = try r.int("max_audio_bytes", min: 1024, max: Int.max)
         c.maxPushChanges = try r.int("max_push_changes", min: 1, max: 1_000_000)
+        c.shutdownGraceSeconds = try r.int("shutdown_grace_seconds", min: 0, max: 3600)
         c.logLevel = try r.string("log_level")
         try r.finish()
         return c

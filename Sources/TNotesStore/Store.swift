@@ -43,9 +43,17 @@ public final class Store: @unchecked Sendable {
         var drainScheduled = false
     }
 
+    /// Whether `read` and `write` run on the caller's thread (see `init`).
+    private let runsInline: Bool
+
     /// Opens (creating or migrating) the database at `path`. See `DatabaseFile.open` for the guarantees.
-    public init(path: String, backupDirectory: String, logger: Logger, readers readerCount: Int = 4,
+    ///
+    /// `inline`: `read` and `write` run on the calling thread, one at a time, with no group commit and no
+    /// thread hop. Only for a single-threaded driver that must not hop threads per call (the RPC fuzz
+    /// target runs a million calls a minute); the daemon never sets it, since it would block its caller.
+    public init(path: String, backupDirectory: String, logger: Logger, readers readerCount: Int = 4, inline: Bool = false,
                 willMigrate: (_ from: Int, _ to: Int) -> Void = { _, _ in }) throws(DatabaseOpenError) {
+        self.runsInline = inline
         let opened = try DatabaseFile.open(path: path, backupDirectory: backupDirectory, willMigrate: willMigrate)
         self.path = path
         self.logger = logger
@@ -118,7 +126,8 @@ public final class Store: @unchecked Sendable {
     /// Runs `body` as one read transaction (a consistent snapshot of everything committed) on a reader
     /// connection, on a thread of the reader pool. The body must only read; the connection is read-only.
     public func read<T: Sendable>(_ body: @escaping @Sendable (StoreSession) throws -> T) async throws -> T {
-        try await readers.read { conn in try body(StoreSession(db: conn, store: self)) }
+        if runsInline { return try readSync(body) }
+        return try await readers.read { conn in try body(StoreSession(db: conn, store: self)) }
     }
 
     /// A read that goes through the write queue: proves the queue is alive (the systemd watchdog).
@@ -138,7 +147,8 @@ public final class Store: @unchecked Sendable {
     /// savepoint, so one fsync covers them all; a body that throws rolls back only its own savepoint. A
     /// write is answered only after the commit that holds it (an acknowledged write is durable).
     public func write<T: Sendable>(_ body: @escaping @Sendable (StoreSession) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { (cont: CheckedContinuation<T, Error>) in
+        if runsInline { return try writeSync(body) }
+        return try await withCheckedThrowingContinuation { (cont: CheckedContinuation<T, Error>) in
             let box = ResultBox<T>()
             let job = WriteJob(run: { session in box.value = try body(session) },
                                finish: { error in

@@ -216,3 +216,13 @@ public final class StoreSession {
                    [.text(key), .text(value)])
     }
 }
+
+extension StoreSession {
+    /// The outbox counted afresh (a check of the counts the store keeps).
+    public func countOutbox() throws -> OutboxCounts { try Store.countOutbox(db) }
+
+    /// `PRAGMA quick_check`: "ok", or the first problem found.
+    public func quickCheck() throws -> String {
+        try db.query("PRAGMA quick_check").first?[0].string ?? "no answer"
+    }
+}

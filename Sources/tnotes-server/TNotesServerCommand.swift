@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import TNotesConfig
 import TNotesCore
+import TNotesLifecycle
 import TNotesLogging
 import TNotesServer
 import UnixSignals
@@ -106,29 +107,19 @@ struct Serve: AsyncParsableCommand {
         if let b = cfg.maxBodyBytes { settings.maxBodyBytes = b }
         if let a = cfg.maxAudioBytes { settings.maxAudioBytes = Int64(a) }
         if let m = cfg.maxPushChanges { settings.maxPushChanges = m }
-        let finalSettings = settings
+        if let g = cfg.shutdownGraceSeconds { settings.shutdownGrace = .seconds(g) }
         do {
-            // The database client (PostgreSQL's pool) runs beside the HTTP service and stops with it; if it
-            // dies, the server stops and exits non-zero.
-            try await StorageLifetime.run(store, logger: logger) {
-                do {
-                    try await store.migrate()
-                } catch {
-                    fail("tnotes-server: cannot open the database: \(error)", code: 1)
-                }
-                let app = try await ServerApp(storage: store, settings: finalSettings, logger: logger)
-                let host = finalSettings.host
-                let application = Application(
-                    router: app.router(),
-                    configuration: .init(address: .hostname(finalSettings.host, port: finalSettings.port), serverName: "tnotes-server"),
-                    onServerRunning: { channel in
-                        let port = channel.localAddress?.port ?? 0
-                        // Written straight to fd 1 so it is seen at once even when stdout is a pipe (tests read it).
-                        FileHandle.standardOutput.write(Data("tnotes-server listening on http://\(host):\(port) (\(store.backendName))\n".utf8))
-                    },
-                    logger: logger)
-                try await application.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+            try await ServerRuntime.run(storage: store, settings: settings, logger: logger) { [host = settings.host] port in
+                // Written straight to fd 1 so it is seen at once even when stdout is a pipe (tests read it).
+                FileHandle.standardOutput.write(Data("tnotes-server listening on http://\(host):\(port) (\(store.backendName))\n".utf8))
             }
+        } catch let error as ServiceFailure {
+            await store.close()
+            if let cause = error.underlying as? ServerRuntime.StorageUnavailable {
+                fail("tnotes-server: cannot open the database: \(cause)", code: 1)
+            }
+            logger.info("tnotes-server stopped after a failure", metadata: ["error": "\(error)"])
+            throw ExitCode(1)
         } catch {
             await store.close()
             logger.info("tnotes-server stopped after a failure", metadata: ["error": "\(error)"])
