@@ -68,6 +68,12 @@ public struct TableReader {
         return i
     }
 
+    public mutating func bool(_ key: String) throws(ConfigError) -> Bool? {
+        guard let v = value(key) else { return nil }
+        guard v.type == .bool, let b = v.bool else { throw fail(key, "must be true or false, not \(v.type)") }
+        return b
+    }
+
     public mutating func seconds(_ key: String, min: Double) throws(ConfigError) -> Double? {
         guard let v = value(key) else { return nil }
         let d: Double

@@ -84,7 +84,7 @@ public struct Daemon {
         let audio = AudioTransfers(store: store, client: client, audioDirectory: paths.audioDirectory, backoff: backoff,
                                    logger: logger)
         let settings = SyncEngine.Settings(serverURL: url, interval: config.sync.interval, backoff: backoff,
-                                           batchSize: config.sync.batchSize)
+                                           batchSize: config.sync.batchSize, realtime: config.sync.realtime)
         return SyncEngine(store: store, client: client, settings: settings, audio: audio, logger: logger) { topic, fields in
             hub.publish(topic: topic, fields)
         }

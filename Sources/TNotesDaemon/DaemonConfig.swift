@@ -25,6 +25,8 @@ public struct DaemonConfig: Sendable, Equatable {
         public var backoffBase: Double = 1
         public var backoffMax: Double = 300
         public var batchSize: Int = 500
+        /// Keep one long-poll pull open, so other devices' changes arrive at once (contract §6.4).
+        public var realtime = true
     }
 
     public init() {}
@@ -74,6 +76,7 @@ extension DaemonConfig {
             if let v = try s.seconds("backoff_base", min: 0.01) { c.sync.backoffBase = v }
             if let v = try s.seconds("backoff_max", min: 0.01) { c.sync.backoffMax = v }
             if let v = try s.int("batch_size", min: 1, max: 5000) { c.sync.batchSize = v }
+            if let v = try s.bool("realtime") { c.sync.realtime = v }
             try s.finish()
             if c.sync.backoffMax < c.sync.backoffBase {
                 throw ConfigError(file: file, key: "sync.backoff_max", problem: "must not be less than sync.backoff_base")

@@ -83,7 +83,7 @@ struct SystemMethods {
             "state": "disabled", "serverUrl": .null, "pendingOps": .int(Int64(counts.queued)),
             "failedOps": .int(Int64(counts.failed)), "attempt": 0, "nextAttemptAt": .null, "lastSuccessAt": .null,
             "lastError": .null,
-            "triggers": ["startup": 0, "periodic": 0, "localChange": 0, "network": 0, "manual": 0],
+            "triggers": ["startup": 0, "periodic": 0, "localChange": 0, "network": 0, "manual": 0, "realtime": 0],
         ]
     }
 }

@@ -12,6 +12,7 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
     public let backendName = "postgres"
     let client: PostgresClient
     let logger: Logger
+    public let changeSignals = ChangeSignals()
 
     public init(url: String, logger: Logger) throws {
         let config = try Self.configuration(from: url)
@@ -22,6 +23,11 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
     /// The connection pool's run loop: whoever opens the storage runs it (`StorageLifetime`), so it stops
     /// with its owner and its end is seen.
     public var connectionService: (any Service)? { client }
+
+    /// LISTENs for other instances' commits, so a pull waiting here wakes for a push made there.
+    public var changeListener: (any Service)? {
+        PostgresChangeListener(client: client, signals: changeSignals, logger: logger)
+    }
 
     /// `postgres://user:pass@host:port/db` (also `postgresql://`).
     static func configuration(from url: String) throws -> PostgresClient.Configuration {
@@ -162,7 +168,10 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
     {
         let logger = self.logger
         do {
-            return try await withUserTransaction(user: user, logger: logger, body)
+            let (result, grew) = try await withUserTransaction(user: user, logger: logger, body)
+            // This instance's own pulls wake at once; the others by the NOTIFY sent in the transaction.
+            if grew { changeSignals.bump(user) }
+            return result
         } catch let e as PostgresTransactionError where e.closureError != nil && e.rollbackError == nil {
             // postgres-nio wraps what the body threw (e.g. an APIError 404/400 from a legacy write); the
             // transaction was rolled back cleanly, so answer with the body's own error, as SQLite does.
@@ -172,7 +181,7 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
 
     private func withUserTransaction<T: Sendable>(user: Int64, logger: Logger,
                                                   _ body: @Sendable (any ServerTransaction) async throws -> T)
-        async throws -> T
+        async throws -> (T, Bool)
     {
         try await client.withTransaction(logger: logger) { conn in
             var seq: Int64 = 0
@@ -182,7 +191,11 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
             let result = try await body(tx)
             let final = tx.seq
             try await conn.query("UPDATE user_seq SET seq = \(final) WHERE user_id = \(user)", logger: logger)
-            return result
+            if final != seq {
+                // Delivered to every listening instance when (and only if) this transaction commits.
+                try await conn.query("SELECT pg_notify(\(PostgresChangeListener.channel), \(String(user)))", logger: logger)
+            }
+            return (result, final != seq)
         }
     }
 

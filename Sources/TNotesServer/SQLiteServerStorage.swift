@@ -18,6 +18,7 @@ public final class SQLiteServerStorage: ServerStorage, @unchecked Sendable {
     let db: SQLiteConnection
     let mutex = AsyncMutex()
     let sqliteThread = ThreadPoolExecutor(threads: 1)
+    public let changeSignals = ChangeSignals()
 
     /// `mutex.withLock(body)` on the SQLite thread.
     func locked<T: Sendable>(_ body: () async throws -> T) async throws -> T {
@@ -98,19 +99,23 @@ public final class SQLiteServerStorage: ServerStorage, @unchecked Sendable {
     public func transaction<T: Sendable>(user: Int64, _ body: @Sendable (any ServerTransaction) async throws -> T)
         async throws -> T
     {
-        try await locked {
+        let (result, grew) = try await locked {
             try db.exec("BEGIN IMMEDIATE")
             do {
-                let tx = Transaction(db: db, user: user, seq: try db.scalar("SELECT seq FROM user_seq WHERE user_id = ?", [.int(user)]).int ?? 0)
+                let before = try db.scalar("SELECT seq FROM user_seq WHERE user_id = ?", [.int(user)]).int ?? 0
+                let tx = Transaction(db: db, user: user, seq: before)
                 let result = try await body(tx)
                 try db.run("UPDATE user_seq SET seq = ? WHERE user_id = ?", [.int(tx.seq), .int(user)])
                 try db.exec("COMMIT")
-                return result
+                return (result, tx.seq != before)
             } catch {
                 try? db.exec("ROLLBACK")
                 throw error
             }
         }
+        // After the commit: a woken pull reads what was just committed.
+        if grew { changeSignals.bump(user) }
+        return result
     }
 
     final class Transaction: ServerTransaction, @unchecked Sendable {

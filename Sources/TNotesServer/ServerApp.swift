@@ -83,7 +83,14 @@ public struct ServerApp: Sendable {
                 guard let n = Int(l), n >= 1 else { throw APIError.badRequest("limit", "must be a positive integer") }
                 limit = min(n, SyncService.maxPullLimit)
             }
-            let page = try await sync.pull(user: user, cursor: q.get("cursor"), limit: limit)
+            var wait = 0
+            if let w = q.get("wait") {
+                guard let n = Int(w), (0...SyncService.maxPullWait).contains(n) else {
+                    throw APIError.badRequest("wait", "must be an integer number of seconds from 0 to \(SyncService.maxPullWait)")
+                }
+                wait = n
+            }
+            let page = try await sync.pull(user: user, cursor: q.get("cursor"), limit: limit, wait: .seconds(wait))
             metrics.pulled(page["changes"]?.arrayValue?.count ?? 0)
             return JSONResponse.make(page)
         }

@@ -6,8 +6,9 @@ import TNotesLifecycle
 import UnixSignals
 
 /// The serving process as one `ServiceGroup`: the storage's connection service (PostgreSQL's pool), when it
-/// has one, and the HTTP service. Graceful shutdown runs backwards through the list, so the HTTP service
-/// stops accepting and finishes its requests first, and the pool closes after it.
+/// has one, the HTTP service, and the realtime service (long-poll wake-ups, PostgreSQL's LISTEN). Graceful
+/// shutdown runs backwards through the list: held pulls are released, then the HTTP service stops
+/// accepting and finishes its requests, and the pool closes last.
 ///
 /// A graceful stop is bounded: a client that stops reading in the middle of a 40 MiB download keeps its
 /// response's write pending forever, and Hummingbird waits for every in-flight response. After
@@ -31,6 +32,8 @@ public enum ServerRuntime {
         }
         services.append(supervised("http", HTTPService(storage: storage, settings: settings, logger: logger,
                                                        onListening: onListening)))
+        // Last, so a graceful stop reaches it first and releases held pulls before HTTP waits for them.
+        services.append(supervised("realtime", RealtimeService(signals: storage.changeSignals, listener: storage.changeListener)))
         var configuration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint],
                                                       logger: logger)
         configuration.maximumGracefulShutdownDuration = settings.shutdownGrace

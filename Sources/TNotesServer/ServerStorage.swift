@@ -42,6 +42,10 @@ public protocol ServerStorage: Sendable {
     var backendName: String { get }
     /// A long-running part the storage needs while it is used (see `StorageLifetime`); nil when none.
     var connectionService: (any Service)? { get }
+    /// Wakes long-poll pulls when a user's log grows (bumped after each commit that appended to it).
+    var changeSignals: ChangeSignals { get }
+    /// A service that hears other instances' commits (PostgreSQL's LISTEN); nil when there are none.
+    var changeListener: (any Service)? { get }
 
     /// Creates or upgrades the schema (versioned, each step in a transaction).
     func migrate() async throws

@@ -4,6 +4,8 @@ import ServiceLifecycle
 extension ServerStorage {
     /// SQLite needs none.
     public var connectionService: (any Service)? { nil }
+    /// One process on one file: every commit is seen in process.
+    public var changeListener: (any Service)? { nil }
 }
 
 /// Runs work against a storage together with the storage's own service, as one structured unit: the

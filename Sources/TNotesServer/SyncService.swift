@@ -88,6 +88,21 @@ public struct SyncService: Sendable {
 
     func stamp() -> String { clock.tick() }
 
+    /// Longest `wait` of a long-poll pull, in seconds (contract §6.4).
+    public static let maxPullWait = 60
+
+    /// A pull that, with nothing after the cursor, waits up to `wait` for a change of this user to commit
+    /// (on this instance, or on another one through PostgreSQL's NOTIFY) and then reads again.
+    func pull(user: Int64, cursor: String?, limit: Int, wait: Duration) async throws -> JSON {
+        guard wait > .zero else { return try await pull(user: user, cursor: cursor, limit: limit) }
+        let signals = storage.changeSignals
+        let mark = signals.mark(user: user)  // before the read: a commit after it moves the mark
+        let first = try await pull(user: user, cursor: cursor, limit: limit)
+        guard first["changes"]?.arrayValue?.isEmpty ?? false else { return first }
+        await signals.wait(user: user, since: mark, timeout: wait)
+        return try await pull(user: user, cursor: cursor, limit: limit)
+    }
+
     /// The cursor is `<epoch>.<seq>`; a cursor of another epoch (a replaced server database) starts over.
     func pull(user: Int64, cursor: String?, limit: Int) async throws -> JSON {
         let epoch = try await storage.epoch()

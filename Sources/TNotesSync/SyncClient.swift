@@ -124,10 +124,18 @@ public struct SyncClient: Sendable {
         public let hasMore: Bool
     }
 
-    func pull(cursor: String?, limit: Int) async throws -> PullPage {
+    /// One page after `cursor`. With `waitSeconds`, a long poll: the server holds the request until a
+    /// change follows the cursor or the time passes (contract §6.4); the request's own limit allows for it.
+    func pull(cursor: String?, limit: Int, waitSeconds: Int = 0) async throws -> PullPage {
         var path = "/v1/sync/pull?limit=\(limit)"
         if let cursor { path += "&cursor=\(Self.percentEncode(cursor))" }
-        let r = try await exchange(try authorized("GET", path))
+        var request = try authorized("GET", path)
+        if waitSeconds > 0 {
+            request.url += "&wait=\(waitSeconds)"
+            request.timeoutMs = (waitSeconds + 15) * 1000
+            request.lowSpeedTimeSeconds = waitSeconds + 15
+        }
+        let r = try await exchange(request)
         guard let json = try? JSON.parse(r.body), case .array(let changes)? = json["changes"],
               case .string(let next)? = json["cursor"]
         else { throw SyncFailure.malformed("pull answer without changes/cursor") }

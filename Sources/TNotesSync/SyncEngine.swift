@@ -4,7 +4,7 @@ import TNotesCore
 import TNotesStore
 
 public enum SyncTrigger: String, Sendable, CaseIterable {
-    case startup, periodic, localChange, network, manual
+    case startup, periodic, localChange, network, manual, realtime
 }
 
 public struct SyncReport: Sendable, Equatable {
@@ -33,13 +33,21 @@ public actor SyncEngine {
         public var interval: Double
         public var backoff: BackoffPolicy
         public var batchSize: Int
-        public var localChangeDebounce: Double = 1.0
+        /// How long after a local write the push starts (a burst of writes goes out as one sync). Short
+        /// when realtime: the other devices are waiting on the server for exactly this push.
+        public var localChangeDebounce: Double
+        /// Keep one long-poll pull open (`[sync] realtime`, contract §6.4).
+        public var realtime: Bool
+        /// How long the server may hold the long poll.
+        public var realtimeWaitSeconds = 25
 
-        public init(serverURL: String, interval: Double, backoff: BackoffPolicy, batchSize: Int) {
+        public init(serverURL: String, interval: Double, backoff: BackoffPolicy, batchSize: Int, realtime: Bool = false) {
             self.serverURL = serverURL
             self.interval = interval
             self.backoff = backoff
             self.batchSize = batchSize
+            self.realtime = realtime
+            self.localChangeDebounce = realtime ? 0.02 : 1.0
         }
     }
 
@@ -75,6 +83,10 @@ public actor SyncEngine {
     private let localWrites: AsyncStream<Void>.Continuation
     private let localWriteStream: AsyncStream<Void>
     private let inFlight = InFlightTasks()
+    /// Wakes the realtime loop early: a network change, or a sync that moved the pull cursor.
+    private let realtimeKick = WakeSignal()
+    /// Whether the long poll is open now (for `sync.status`).
+    private var realtimeConnected = false
 
     enum Timer: Sendable {
         case debounce
@@ -103,7 +115,7 @@ public actor SyncEngine {
     public func trigger(_ kind: SyncTrigger) {
         triggerCounts[kind, default: 0] += 1
         wanted = true
-        if kind == .manual || kind == .network { force = true }
+        if kind == .manual || kind == .network || kind == .realtime { force = true }
         if kind == .network { attempt = 0 }
         wake.yield()
     }
@@ -138,6 +150,7 @@ public actor SyncEngine {
     public func network(usable: Bool) {
         networkUp = usable
         if usable {
+            realtimeKick.signal()
             trigger(.network)
         } else if state != .syncing {
             setState(.offline)
@@ -145,13 +158,13 @@ public actor SyncEngine {
     }
 
     /// `sync.now {wait: true}`: starts a sync and answers with the result of a sync that began after the call.
-    public func syncAndWait(timeout: Double = 25) async throws -> SyncReport {
+    public func syncAndWait(timeout: Double = 25, trigger kind: SyncTrigger = .manual) async throws -> SyncReport {
         waiterCounter += 1
         let id = waiterCounter
         return try await withCheckedThrowingContinuation { cont in
             waiters[id] = cont
             nextWaiterIds.append(id)
-            trigger(.manual)
+            trigger(kind)
             timers.yield((.waiterDeadline(id: id, seconds: timeout), timeout))
         }
     }
@@ -183,6 +196,9 @@ public actor SyncEngine {
             if let audio {
                 group.addTask { await audio.run() }
             }
+            if settings.realtime {
+                group.addTask { await self.realtimeLoop() }
+            }
             group.addTask {
                 await self.trigger(.startup)
                 for await _ in self.wakeStream {
@@ -205,6 +221,7 @@ public actor SyncEngine {
 
     /// Ends `run` (from any thread: the graceful-shutdown handler is synchronous).
     public nonisolated func stop() {
+        realtimeKick.finish()
         timers.finish()
         wake.finish()
         localWrites.finish()
@@ -238,6 +255,7 @@ public actor SyncEngine {
             logger.info("sync done", metadata: ["pushed": "\(report.pushed)", "pulled": "\(report.pulled)",
                                                 "conflicts": "\(report.conflicts)", "ms": "\(report.durationMs)"])
             onEvent("sync.completed", report.json.objectValue ?? [:])
+            realtimeKick.signal()
             resolve(waiting, .success(report))
             audio?.kick()
         } catch {
@@ -411,6 +429,57 @@ public actor SyncEngine {
         return task
     }
 
+    // MARK: Realtime
+
+    /// Keeps one long-poll pull open after the device's cursor. When the server answers with changes, a
+    /// sync runs (the normal pull applies them and announces them to `events.subscribe`). Errors back off
+    /// like a sync does, and a network change retries at once. A server that ignores `wait` answers an
+    /// empty page at once: that is backed off the same way (up to `interval`), so it never busy-loops and
+    /// the periodic sync still delivers.
+    private func realtimeLoop() async {
+        var failures = 0
+        let waitSeconds = settings.realtimeWaitSeconds
+        while !Task.isCancelled {
+            // A device that has never pulled has no cursor yet: its first sync sets one.
+            guard networkUp, let cursor = try? await store.read({ s in try s.pullCursor() }) else {
+                if !(await realtimeKick.wait(seconds: settings.interval)) { return }
+                continue
+            }
+            let started = ContinuousClock.now
+            do {
+                realtimeConnected = true
+                let page = try await waitForChange(after: cursor, waitSeconds: waitSeconds)
+                realtimeConnected = false
+                if !page.changes.isEmpty || page.cursor != cursor {
+                    failures = 0
+                    // Our own sync may have moved past these already (its push moves the cursor): ask again.
+                    if (try? await store.read({ s in try s.pullCursor() })) != cursor { continue }
+                    _ = try? await syncAndWait(timeout: 30, trigger: .realtime)
+                } else if ContinuousClock.now - started < .seconds(Double(waitSeconds) / 2) {
+                    // Empty, and early: an older server that ignores `wait`, or one that is stopping.
+                    failures += 1
+                    let delay = min(settings.interval, settings.backoff.delay(attempt: failures, retryAfter: nil))
+                    if !(await realtimeKick.wait(seconds: delay)) { return }
+                } else {
+                    failures = 0
+                }
+            } catch {
+                realtimeConnected = false
+                if Task.isCancelled { return }
+                failures += 1
+                let delay = settings.backoff.delay(attempt: failures, retryAfter: (error as? SyncFailure)?.retryAfter)
+                logger.debug("realtime pull failed; will retry", metadata: ["in": "\(Int(delay * 1000)) ms", "error": "\(error)"])
+                if !(await realtimeKick.wait(seconds: delay)) { return }
+            }
+        }
+    }
+
+    /// The long poll, as a task of its own (the HTTP wait must not hold this actor).
+    private nonisolated func waitForChange(after cursor: String, waitSeconds: Int) async throws -> SyncClient.PullPage {
+        let client = self.client
+        return try await client.pull(cursor: cursor, limit: 1, waitSeconds: waitSeconds)
+    }
+
     // MARK: Status
 
     public func status() async throws -> JSON {
@@ -423,6 +492,7 @@ public actor SyncEngine {
             "attempt": .int(Int64(attempt)),
             "nextAttemptAt": state == .backoff || state == .offline ? nextAttemptAt.map { .string(Timestamp.format(millis: $0)) } ?? .null : .null,
             "lastSuccessAt": JSON(lastSuccessAt), "lastError": JSON(lastError), "triggers": .object(triggers),
+            "realtime": .bool(settings.realtime), "realtimeConnected": .bool(realtimeConnected),
         ]
     }
 }

@@ -83,6 +83,7 @@ public final class FaultProxy: @unchecked Sendable {
     private var latencySeconds: Double = 0
     private var responseRate: Int?
     private var rewriter: Rewriter?
+    private var targetRewriter: (@Sendable (String) -> String)?
     private var seenLog: [Seen] = []
     private var faultCount = 0
     private var connectionCount = 0
@@ -136,6 +137,9 @@ public final class FaultProxy: @unchecked Sendable {
     }
 
     public func setRewriter(_ r: Rewriter?) { lock.withLock { rewriter = r } }
+    /// Rewrites each request's target (path and query) before it is forwarded, e.g. to drop a parameter an
+    /// older server would not know.
+    public func setTargetRewriter(_ r: (@Sendable (String) -> String)?) { lock.withLock { targetRewriter = r } }
 
     /// Points the proxy at another upstream port (e.g. a restarted server).
     public func setUpstream(port: Int, host: String = "127.0.0.1") { lock.withLock { upstream = (host, port) } }
@@ -296,6 +300,7 @@ public final class FaultProxy: @unchecked Sendable {
 
         var out = head
         out.setHeader("Connection", "close")
+        if let rewrite = lock.withLock({ targetRewriter }) { out.target = rewrite(out.target) }
         if !chunked, let rewriter, contentLength > 0, contentLength <= 16 << 20 {
             guard let body = conn.read(exactly: contentLength) else { return }
             let newBody = rewriter(head.method, head.target, body) ?? body
@@ -582,7 +587,10 @@ fileprivate struct HTTPHead {
     var parts: [String] { startLine.split(separator: " ", maxSplits: 2).map(String.init) }
     var isRequest: Bool { !startLine.hasPrefix("HTTP/") && parts.count == 3 }
     var method: String { parts.first ?? "" }
-    var target: String { parts.count > 1 ? parts[1] : "" }
+    var target: String {
+        get { parts.count > 1 ? parts[1] : "" }
+        set { if parts.count == 3 { startLine = "\(parts[0]) \(newValue) \(parts[2])" } }
+    }
     var status: Int { startLine.hasPrefix("HTTP/") && parts.count > 1 ? Int(parts[1]) ?? 0 : 0 }
 
     func header(_ name: String) -> String? {

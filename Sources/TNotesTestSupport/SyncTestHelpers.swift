@@ -1,11 +1,14 @@
 import Foundation
 import TNotesCore
 
-/// The `[sync]` section of a `tnotesd.toml` (contract §7 keys).
+/// The `[sync]` section of a `tnotesd.toml` (contract §7 keys). `realtime` is off unless asked for (nil
+/// leaves the key out: the daemon's default, on): a test that counts syncs or connections must not see the
+/// long poll's; the realtime tests turn it on.
 public func syncConfigText(serverURL: String, interval: Double = 300, backoffBase: Double? = nil,
-                           backoffMax: Double? = nil, batchSize: Int? = nil) -> String
+                           backoffMax: Double? = nil, batchSize: Int? = nil, realtime: Bool? = false) -> String
 {
     var s = "[sync]\nserver_url = \"\(serverURL)\"\ninterval = \(interval)\n"
+    if let realtime { s += "realtime = \(realtime)\n" }
     if let backoffBase { s += "backoff_base = \(backoffBase)\n" }
     if let backoffMax { s += "backoff_max = \(backoffMax)\n" }
     if let batchSize { s += "batch_size = \(batchSize)\n" }
@@ -39,9 +42,10 @@ public final class SyncRig: @unchecked Sendable {
 
     /// Starts the server, the proxy (when some device uses it) and every daemon.
     public init(devices count: Int = 2, proxied: Set<Int> = [], interval: Double = 300, backoffBase: Double = 0.2,
-                backoffMax: Double = 1, batchSize: Int? = nil, startDevices: Bool = true) throws
+                backoffMax: Double = 1, batchSize: Int? = nil, startDevices: Bool = true, realtime: Bool? = false,
+                server given: ServerProcess? = nil, deviceURLs: [String]? = nil) throws
     {
-        server = ServerProcess()
+        server = given ?? ServerProcess()
         token = try server.addUser("alice")
         try server.start()
         self.proxied = proxied
@@ -49,9 +53,9 @@ public final class SyncRig: @unchecked Sendable {
         var ds = [DaemonProcess]()
         for i in 0..<count {
             let d = DaemonProcess(environment: ["TNOTES_TOKEN": token])
-            let url = proxied.contains(i) ? proxy!.baseURL : server.baseURL
+            let url = deviceURLs?[i] ?? (proxied.contains(i) ? proxy!.baseURL : server.baseURL)
             let path = try d.dir.write("tnotesd.toml", syncConfigText(serverURL: url, interval: interval, backoffBase: backoffBase,
-                                                                      backoffMax: backoffMax, batchSize: batchSize))
+                                                                      backoffMax: backoffMax, batchSize: batchSize, realtime: realtime))
             d.extraArguments = ["--config", path]
             ds.append(d)
         }

@@ -1,0 +1,64 @@
+import Synchronization
+
+/// A wake-up for one waiting loop, with a timeout: `signal` wakes the waiter (or the next `wait`, if none
+/// is waiting), `finish` ends every wait for good. The realtime loop waits on it between long polls, so a
+/// network change or a finished sync retries at once instead of after the backoff.
+final class WakeSignal: Sendable {
+    private struct State {
+        var pending = false
+        var finished = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    private let state = Mutex(State())
+
+    func signal() {
+        let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
+            guard let w = s.waiter else { s.pending = true; return nil }
+            s.waiter = nil
+            return w
+        }
+        waiter?.resume()
+    }
+
+    func finish() {
+        let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
+            s.finished = true
+            defer { s.waiter = nil }
+            return s.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Waits up to `seconds`; false when finished or cancelled (the loop should end).
+    func wait(seconds: Double) async -> Bool {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await Task.sleep(for: .milliseconds(Int(seconds * 1000))) }
+            group.addTask { await self.park() }
+            await group.next()
+            group.cancelAll()
+        }
+        return !Task.isCancelled && !state.withLock { $0.finished }
+    }
+
+    private func park() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (cont: CheckedContinuation<Void, Never>) in
+                let parked = state.withLock { s -> Bool in
+                    // Under the lock `onCancel` takes: a cancel came before (seen here) or finds the waiter.
+                    if s.finished || Task.isCancelled { return false }
+                    if s.pending { s.pending = false; return false }
+                    s.waiter = cont
+                    return true
+                }
+                if !parked { cont.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
+                defer { s.waiter = nil }
+                return s.waiter
+            }
+            waiter?.resume()
+        }
+    }
+}
