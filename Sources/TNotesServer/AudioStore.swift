@@ -6,17 +6,13 @@ import NIOCore
 import NIOPosix
 import TNotesCore
 
-/// Audio blobs on disk: `<data>/audio/<user>/<sermonId>`. An upload streams into a temp file while it is
-/// hashed, and is renamed into place only when its digest matches the one the client declared; nothing
-/// half-written or mismatched is ever kept, and no whole file is held in memory.
+/// The audio routes' logic that does not depend on where the bytes live: the declared digest, the size
+/// limit, `Range`. The bytes go to an `AudioBlobStore`: files on this server's disk (SQLite), or chunks in
+/// PostgreSQL, so that any instance on one database serves any blob.
 struct AudioStore: Sendable {
-    let root: String
     let maxBytes: Int64
+    let blobs: any AudioBlobStore
     let storage: any ServerStorage
-    /// Where uploads write and fsync: blocking file calls stay off the event loops and the cooperative pool.
-    let fileThreads = ThreadPoolExecutor(threads: 2)
-
-    func path(user: Int64, sermonId: String) -> String { "\(root)/\(user)/\(sermonId)" }
 
     /// The declared digest: `Digest: sha-256=<base64>` or `X-Content-SHA256: <hex>`, as lowercase hex.
     static func declaredDigest(_ headers: HTTPFields) throws -> String {
@@ -40,65 +36,37 @@ struct AudioStore: Sendable {
     }
 
     func put(user: Int64, sermonId: String, request: Request, declared: String, now: String) async throws -> AudioBlobInfo {
-        let info = try await fileThreads.run {
-            try await receive(user: user, sermonId: sermonId, request: request, declared: declared, now: now)
+        if let length = request.headers[.contentLength].flatMap({ Int64($0) }), length > maxBytes {
+            throw APIError.tooLarge(maxBytes)
         }
+        let upload = AudioUpload(user: user, sermonId: sermonId, declared: declared, maxBytes: maxBytes, now: now)
+        let info = try await blobs.receive(upload, body: request.body)
         try await storage.setAudio(user: user, info)
         return info
     }
 
-    /// Streams the body into a temp file (hashing it), checks the digest, fsyncs and renames it into place.
-    private func receive(user: Int64, sermonId: String, request: Request, declared: String, now: String) async throws -> AudioBlobInfo {
-        if let length = request.headers[.contentLength].flatMap({ Int64($0) }), length > maxBytes {
-            throw APIError.tooLarge(maxBytes)
+    /// Hashes an upload's bytes as they arrive and enforces the size limit; `finish` checks the digest.
+    struct Digester {
+        let upload: AudioUpload
+        private var hasher = SHA256()
+        private(set) var total: Int64 = 0
+
+        init(_ upload: AudioUpload) { self.upload = upload }
+
+        mutating func add(_ chunk: ByteBuffer) throws {
+            total += Int64(chunk.readableBytes)
+            if total > upload.maxBytes { throw APIError.tooLarge(upload.maxBytes) }
+            chunk.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
         }
-        let dir = "\(root)/\(user)"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
-        let final = path(user: user, sermonId: sermonId)
-        let temp = "\(final).part-\(Identifier.make())"
-        guard let fd = Optional(open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)), fd >= 0 else {
-            throw APIError(status: .internalServerError, error: "storage", detail: "cannot create a temp file")
-        }
-        var hasher = SHA256()
-        var total: Int64 = 0
-        var closed = false
-        do {
-            for try await chunk in request.body {
-                total += Int64(chunk.readableBytes)
-                if total > maxBytes { throw APIError.tooLarge(maxBytes) }
-                try chunk.withUnsafeReadableBytes { raw in
-                    hasher.update(bufferPointer: raw)
-                    var off = 0
-                    while off < raw.count {
-                        let n = write(fd, raw.baseAddress! + off, raw.count - off)
-                        if n < 0 {
-                            if errno == EINTR { continue }
-                            throw APIError(status: .internalServerError, error: "storage", detail: "write failed")
-                        }
-                        off += n
-                    }
-                }
-            }
+
+        /// The blob's info when the bytes match the declared digest; a 400 naming both digests otherwise.
+        func finish(blobId: String? = nil) throws -> AudioBlobInfo {
             let actual = Hex.encode(hasher.finalize())
-            guard actual == declared else {
-                throw APIError.badRequest("digest", "the body's sha256 is \(actual), not the declared \(declared)")
+            guard actual == upload.declared else {
+                throw APIError.badRequest("digest", "the body's sha256 is \(actual), not the declared \(upload.declared)")
             }
-            closed = true
-            let synced = fsync(fd) == 0
-            close(fd)
-            guard synced else { throw APIError(status: .internalServerError, error: "storage", detail: "fsync failed") }
-            guard rename(temp, final) == 0 else {
-                throw APIError(status: .internalServerError, error: "storage", detail: "rename failed")
-            }
-            let dfd = open(dir, O_RDONLY | O_DIRECTORY)
-            if dfd >= 0 { fsync(dfd); close(dfd) }
-        } catch {
-            if !closed { close(fd) }
-            unlink(temp)
-            throw error
+            return AudioBlobInfo(sermonId: upload.sermonId, sha256: actual, sizeBytes: total, updatedAt: upload.now, blobId: blobId)
         }
-        return AudioBlobInfo(sermonId: sermonId, sha256: declared, sizeBytes: total, updatedAt: now)
     }
 
     /// A `Range: bytes=…` header resolved against `size`: nil for the whole file; throws 416 when unsatisfiable.

@@ -390,21 +390,32 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
     }
 
     public func audio(user: Int64, sermonId: String) async throws -> AudioBlobInfo? {
-        for try await (s, sha, size, u) in try await client.query(
-            "SELECT sermon_id, sha256, size_bytes, updated_at FROM audio WHERE user_id = \(user) AND sermon_id = \(sermonId)",
-            logger: logger).decode((String, String, Int64, String).self)
+        for try await (s, sha, size, u, blob) in try await client.query(
+            "SELECT sermon_id, sha256, size_bytes, updated_at, blob_id FROM audio WHERE user_id = \(user) AND sermon_id = \(sermonId)",
+            logger: logger).decode((String, String, Int64, String, String?).self)
         {
-            return AudioBlobInfo(sermonId: s, sha256: sha, sizeBytes: size, updatedAt: u)
+            return AudioBlobInfo(sermonId: s, sha256: sha, sizeBytes: size, updatedAt: u, blobId: blob)
         }
         return nil
     }
 
+    /// Points the sermon's audio at the new blob and drops every other blob of that sermon (the one it
+    /// replaces, and any left by an upload that died half-way), in one transaction.
     public func setAudio(user: Int64, _ info: AudioBlobInfo) async throws {
-        try await client.query("""
-            INSERT INTO audio(user_id, sermon_id, sha256, size_bytes, updated_at)
-            VALUES (\(user), \(info.sermonId), \(info.sha256), \(info.sizeBytes), \(info.updatedAt))
-            ON CONFLICT (user_id, sermon_id) DO UPDATE SET sha256 = excluded.sha256, size_bytes = excluded.size_bytes,
-              updated_at = excluded.updated_at
-            """, logger: logger)
+        try await client.withTransaction(logger: logger) { conn in
+            try await conn.query("""
+                INSERT INTO audio(user_id, sermon_id, sha256, size_bytes, updated_at, blob_id)
+                VALUES (\(user), \(info.sermonId), \(info.sha256), \(info.sizeBytes), \(info.updatedAt), \(info.blobId))
+                ON CONFLICT (user_id, sermon_id) DO UPDATE SET sha256 = excluded.sha256, size_bytes = excluded.size_bytes,
+                  updated_at = excluded.updated_at, blob_id = excluded.blob_id
+                """, logger: logger)
+            try await conn.query("""
+                DELETE FROM audio_chunks WHERE user_id = \(user) AND sermon_id = \(info.sermonId)
+                  AND blob_id IS DISTINCT FROM \(info.blobId)
+                """, logger: logger)
+        }
     }
+
+    /// Audio lives in the database: any instance serves any blob, with no shared disk.
+    public func audioBlobs(directory: String) -> any AudioBlobStore { PostgresAudioBlobs(client: client, logger: logger) }
 }

@@ -34,7 +34,8 @@ public struct ServerApp: Sendable {
         let clock = ServerClock(startingAfter: try await storage.newestUpdatedAt())
         sync = SyncService(storage: storage, clock: clock, logger: logger)
         legacy = LegacyAPI(sync: sync, maxItems: settings.maxPushChanges)
-        audio = AudioStore(root: "\(settings.dataDir)/audio", maxBytes: settings.maxAudioBytes, storage: storage)
+        audio = AudioStore(maxBytes: settings.maxAudioBytes, blobs: storage.audioBlobs(directory: "\(settings.dataDir)/audio"),
+                           storage: storage)
         auth = TokenAuth(storage: storage)
         self.settings = settings
         self.logger = logger
@@ -193,7 +194,6 @@ public struct ServerApp: Sendable {
         guard let info = try await audio.storage.audio(user: user, sermonId: sermonId) else {
             throw APIError.notFound("audio of sermon \(sermonId)")
         }
-        let path = audio.path(user: user, sermonId: sermonId)
         var headers: HTTPFields = [.acceptRanges: "bytes", .eTag: "\"\(info.sha256)\"", .contentType: "application/octet-stream"]
         headers[HTTPField.Name("X-Content-SHA256")!] = info.sha256
         let range = try AudioStore.range(request.headers[.range], size: info.sizeBytes)
@@ -211,7 +211,7 @@ public struct ServerApp: Sendable {
         headers[.contentLength] = String(length)
         if head || length == 0 { return Response(status: status, headers: headers, body: .init()) }
         metrics.audio(direction: "out", bytes: length)
-        let body = try await FileIO().loadFile(path: path, range: Int(span.lowerBound)...Int(span.upperBound), context: context)
+        let body = try await audio.blobs.body(user: user, info, span: span, context: context)
         return Response(status: status, headers: headers, body: body)
     }
 }

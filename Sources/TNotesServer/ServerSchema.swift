@@ -104,5 +104,19 @@ enum ServerSchema {
             PRIMARY KEY(user_id, sermon_id)
         );
         """,
+        // 2: audio in the database, so any instance serves any blob (contract §6.4). A blob is a run of
+        // 1 MiB chunks under a fresh blob id; the audio row names the blob whose digest matched.
+        """
+        ALTER TABLE audio ADD COLUMN blob_id TEXT;
+        CREATE TABLE audio_chunks(
+            blob_id TEXT NOT NULL,
+            idx INT NOT NULL,
+            user_id BIGINT NOT NULL REFERENCES users(id),
+            sermon_id TEXT NOT NULL,
+            data BYTEA NOT NULL,
+            PRIMARY KEY(blob_id, idx)
+        );
+        CREATE INDEX audio_chunks_owner ON audio_chunks(user_id, sermon_id);
+        """,
     ]
 }

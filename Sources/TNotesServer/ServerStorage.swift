@@ -34,6 +34,16 @@ public struct AudioBlobInfo: Sendable, Equatable {
     public let sha256: String
     public let sizeBytes: Int64
     public let updatedAt: String
+    /// Where the bytes are, for a store that names blobs (PostgreSQL's chunks); nil for files on disk.
+    public let blobId: String?
+
+    public init(sermonId: String, sha256: String, sizeBytes: Int64, updatedAt: String, blobId: String? = nil) {
+        self.sermonId = sermonId
+        self.sha256 = sha256
+        self.sizeBytes = sizeBytes
+        self.updatedAt = updatedAt
+        self.blobId = blobId
+    }
 }
 
 /// The server's storage, one protocol with two real backends (SQLite, PostgreSQL). Merge decisions are
@@ -71,6 +81,8 @@ public protocol ServerStorage: Sendable {
     func newestUpdatedAt() async throws -> String?
 
     func audio(user: Int64, sermonId: String) async throws -> AudioBlobInfo?
+    /// Where this backend keeps audio bytes: files under `directory`, or the database itself.
+    func audioBlobs(directory: String) -> any AudioBlobStore
     func setAudio(user: Int64, _ info: AudioBlobInfo) async throws
 }
 

@@ -6,6 +6,8 @@ extension ServerStorage {
     public var connectionService: (any Service)? { nil }
     /// One process on one file: every commit is seen in process.
     public var changeListener: (any Service)? { nil }
+    /// Files on this server's disk: the embedded default stays simple.
+    public func audioBlobs(directory: String) -> any AudioBlobStore { FileAudioBlobs(root: directory) }
 }
 
 /// Runs work against a storage together with the storage's own service, as one structured unit: the
