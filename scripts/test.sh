@@ -12,6 +12,10 @@ swift build --build-tests
 # machine their timeouts would measure the load, not the product.
 swift test --skip-build --no-parallel
 
+# The served OpenAPI document is valid 3.1, and a live server behaves as it says (schemathesis, every check).
+echo "== OpenAPI: openapi-spec-validator and schemathesis against a live tnotes-server"
+./scripts/check-openapi.sh .build/debug/tnotes-server
+
 echo "== fuzz corpus replay (normal build)"
 .build/debug/tnotes-fuzz-rpc Tests/Fuzz/corpus-rpc/*
 .build/debug/tnotes-fuzz-push Tests/Fuzz/corpus-push/*

@@ -1230,8 +1230,37 @@ enum OpenAPIDocument {
             ]
           },
           "Change": {
+            "description": "One change (contract §4): `record` follows the schema of `collection`; `record.id` equals `id`; `record.updatedAt` equals `updatedAt` (for a chat message `record.createdAt` does, and `op` is upsert); a delete carries its tombstone (`record.deletedAt`), an upsert does not.",
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/SermonChange"
+              },
+              {
+                "$ref": "#/components/schemas/NoteChange"
+              },
+              {
+                "$ref": "#/components/schemas/TranscriptChange"
+              },
+              {
+                "$ref": "#/components/schemas/SummaryChange"
+              },
+              {
+                "$ref": "#/components/schemas/ChatMessageChange"
+              }
+            ],
+            "discriminator": {
+              "propertyName": "collection",
+              "mapping": {
+                "sermons": "#/components/schemas/SermonChange",
+                "notes": "#/components/schemas/NoteChange",
+                "transcripts": "#/components/schemas/TranscriptChange",
+                "summaries": "#/components/schemas/SummaryChange",
+                "chatMessages": "#/components/schemas/ChatMessageChange"
+              }
+            }
+          },
+          "SermonChange": {
             "type": "object",
-            "description": "One change (contract §4). `record` follows the schema of `collection`; `record.id` equals `id`; `record.updatedAt` equals `updatedAt` (for a chat message, `record.createdAt` does, and `op` is upsert); a delete carries its tombstone (`record.deletedAt`), an upsert does not.",
             "required": [
               "opId",
               "collection",
@@ -1252,7 +1281,8 @@ enum OpenAPIDocument {
                 "description": "Idempotency key: a second push of it answers duplicate."
               },
               "collection": {
-                "$ref": "#/components/schemas/Collection"
+                "type": "string",
+                "const": "sermons"
               },
               "id": {
                 "$ref": "#/components/schemas/Uuid"
@@ -1271,7 +1301,202 @@ enum OpenAPIDocument {
                 "$ref": "#/components/schemas/Text"
               },
               "record": {
-                "$ref": "#/components/schemas/Record"
+                "$ref": "#/components/schemas/Sermon"
+              },
+              "seq": {
+                "description": "Ignored (a pulled change may be pushed back as it came)."
+              }
+            }
+          },
+          "NoteChange": {
+            "type": "object",
+            "required": [
+              "opId",
+              "collection",
+              "id",
+              "op",
+              "updatedAt",
+              "deviceId",
+              "record"
+            ],
+            "additionalProperties": false,
+            "properties": {
+              "opId": {
+                "allOf": [
+                  {
+                    "$ref": "#/components/schemas/Text"
+                  }
+                ],
+                "description": "Idempotency key: a second push of it answers duplicate."
+              },
+              "collection": {
+                "type": "string",
+                "const": "notes"
+              },
+              "id": {
+                "$ref": "#/components/schemas/Uuid"
+              },
+              "op": {
+                "type": "string",
+                "enum": [
+                  "upsert",
+                  "delete"
+                ]
+              },
+              "updatedAt": {
+                "$ref": "#/components/schemas/Time"
+              },
+              "deviceId": {
+                "$ref": "#/components/schemas/Text"
+              },
+              "record": {
+                "$ref": "#/components/schemas/Note"
+              },
+              "seq": {
+                "description": "Ignored (a pulled change may be pushed back as it came)."
+              }
+            }
+          },
+          "TranscriptChange": {
+            "type": "object",
+            "required": [
+              "opId",
+              "collection",
+              "id",
+              "op",
+              "updatedAt",
+              "deviceId",
+              "record"
+            ],
+            "additionalProperties": false,
+            "properties": {
+              "opId": {
+                "allOf": [
+                  {
+                    "$ref": "#/components/schemas/Text"
+                  }
+                ],
+                "description": "Idempotency key: a second push of it answers duplicate."
+              },
+              "collection": {
+                "type": "string",
+                "const": "transcripts"
+              },
+              "id": {
+                "$ref": "#/components/schemas/Uuid"
+              },
+              "op": {
+                "type": "string",
+                "enum": [
+                  "upsert",
+                  "delete"
+                ]
+              },
+              "updatedAt": {
+                "$ref": "#/components/schemas/Time"
+              },
+              "deviceId": {
+                "$ref": "#/components/schemas/Text"
+              },
+              "record": {
+                "$ref": "#/components/schemas/Transcript"
+              },
+              "seq": {
+                "description": "Ignored (a pulled change may be pushed back as it came)."
+              }
+            }
+          },
+          "SummaryChange": {
+            "type": "object",
+            "required": [
+              "opId",
+              "collection",
+              "id",
+              "op",
+              "updatedAt",
+              "deviceId",
+              "record"
+            ],
+            "additionalProperties": false,
+            "properties": {
+              "opId": {
+                "allOf": [
+                  {
+                    "$ref": "#/components/schemas/Text"
+                  }
+                ],
+                "description": "Idempotency key: a second push of it answers duplicate."
+              },
+              "collection": {
+                "type": "string",
+                "const": "summaries"
+              },
+              "id": {
+                "$ref": "#/components/schemas/Uuid"
+              },
+              "op": {
+                "type": "string",
+                "enum": [
+                  "upsert",
+                  "delete"
+                ]
+              },
+              "updatedAt": {
+                "$ref": "#/components/schemas/Time"
+              },
+              "deviceId": {
+                "$ref": "#/components/schemas/Text"
+              },
+              "record": {
+                "$ref": "#/components/schemas/Summary"
+              },
+              "seq": {
+                "description": "Ignored (a pulled change may be pushed back as it came)."
+              }
+            }
+          },
+          "ChatMessageChange": {
+            "type": "object",
+            "required": [
+              "opId",
+              "collection",
+              "id",
+              "op",
+              "updatedAt",
+              "deviceId",
+              "record"
+            ],
+            "additionalProperties": false,
+            "properties": {
+              "opId": {
+                "allOf": [
+                  {
+                    "$ref": "#/components/schemas/Text"
+                  }
+                ],
+                "description": "Idempotency key: a second push of it answers duplicate."
+              },
+              "collection": {
+                "type": "string",
+                "const": "chatMessages"
+              },
+              "id": {
+                "$ref": "#/components/schemas/Uuid"
+              },
+              "op": {
+                "type": "string",
+                "enum": [
+                  "upsert"
+                ]
+              },
+              "updatedAt": {
+                "$ref": "#/components/schemas/Time"
+              },
+              "deviceId": {
+                "$ref": "#/components/schemas/Text"
+              },
+              "record": {
+                "$ref": "#/components/schemas/ChatMessage"
               },
               "seq": {
                 "description": "Ignored (a pulled change may be pushed back as it came)."
@@ -1300,9 +1525,7 @@ enum OpenAPIDocument {
                       "$ref": "#/components/schemas/Change"
                     },
                     {
-                      "not": {
-                        "$ref": "#/components/schemas/Change"
-                      }
+                      "description": "Any other JSON value: answered `rejected`, with the reason, in `results`."
                     }
                   ]
                 }

@@ -44,15 +44,22 @@ public struct ServerApp: Sendable {
     public func router() -> Router<BasicRequestContext> {
         let router = Router()
         router.add(middleware: AccessLog(logger: logger, metrics: metrics))
+        router.add(middleware: UnmatchedRoutes(openAPI: OpenAPIDocument.json))
         let sync = self.sync, legacy = self.legacy, audio = self.audio, auth = self.auth, metrics = self.metrics
         let maxBody = settings.maxBodyBytes
         let maxChanges = settings.maxPushChanges
 
-        router.get("/healthz") { _, _ in
+        Self.getAndHead(router, "/healthz") { _, _ in
             JSONResponse.make(["status": "ok"])
         }
 
-        router.get("/metrics") { _, _ in
+        // The API's own description (contract §6.6), no auth: what schemathesis and clients read.
+        Self.getAndHead(router, "/openapi.json") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+                     body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
+        }
+
+        Self.getAndHead(router, "/metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                      body: .init(byteBuffer: ByteBuffer(bytes: metrics.text())))
         }
@@ -76,7 +83,7 @@ public struct ServerApp: Sendable {
             ])
         }
 
-        router.get("/v1/sync/pull") { request, _ in
+        Self.getAndHead(router, "/v1/sync/pull") { request, _ in
             let user = try await auth.user(request)
             let q = request.uri.queryParameters
             var limit = SyncService.defaultPullLimit
@@ -129,7 +136,7 @@ public struct ServerApp: Sendable {
             let saved = try await sync.storage.transaction(user: user, write)
             return JSONResponse.make(try await Self.legacyOne(legacy, user: user, id: saved.recordId, request: request))
         }
-        router.get("/api/get-sermons") { request, _ in
+        Self.getAndHead(router, "/api/get-sermons") { request, _ in
             // `userId` in the query is ignored: the token says who the user is.
             let user = try await auth.user(request)
             return JSONResponse.make(try await legacy.sermons(user: user, audioURL: { Self.audioURL(request, $0) }))
@@ -148,6 +155,20 @@ public struct ServerApp: Sendable {
             ])
         }
         return router
+    }
+
+    /// A GET route, and HEAD on the same path answering as GET without the body (RFC 9110 §9.3.2).
+    static func getAndHead(_ router: Router<BasicRequestContext>, _ path: RouterPath,
+                           _ handler: @escaping @Sendable (Request, BasicRequestContext) async throws -> Response) {
+        router.get(path, use: handler)
+        router.head(path) { request, context in
+            var response = try await handler(request, context)
+            if response.headers[.contentLength] == nil, let length = response.body.contentLength {
+                response.headers[.contentLength] = String(length)
+            }
+            response.body = .init()
+            return response
+        }
     }
 
     static func legacyOne(_ legacy: LegacyAPI, user: Int64, id: String, request: Request) async throws -> JSON {

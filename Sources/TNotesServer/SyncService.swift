@@ -40,7 +40,12 @@ public struct SyncService: Sendable {
     /// Applies a batch. Each change is decided on its own: an invalid one is `rejected` with the reason
     /// and the others still apply. The whole batch commits in one transaction.
     func push(user: Int64, request: PushRequest) async throws -> PushOutcome {
-        let parsed = request.items.map { (opId: $0.opId, change: $0.change) }
+        let parsed = request.items.map { item -> (opId: String, change: Result<Change, FieldError>) in
+            if case .success(let c) = item.change, let why = ServerClock.refusal(c.updatedAt) {
+                return (item.opId, .failure(FieldError(field: "updatedAt", reason: why)))
+            }
+            return (item.opId, item.change)
+        }
         for case .success(let c) in parsed.map(\.change) { clock.receive(c.updatedAt) }
         let batch = parsed
         return try await storage.transaction(user: user) { tx in

@@ -44,6 +44,9 @@ struct Bench {
             rawWriteRate = figures.first?.baseline
             report.add(figures)
         }
+        if bench.wants("realtime") {
+            report.add(try bench.realtime(postgres: postgres, edits: quick ? 30 : 200, idlePulls: quick ? 200 : 1000))
+        }
         for scale in scales {
             let sizes = base.scaled(scale)
             say("scale \(scale)×: \(sizes.sermons) sermons, \(sizes.notes) notes, \(sizes.sermons) transcripts")
@@ -56,7 +59,7 @@ struct Bench {
         say("\nJSON written to \(out)")
         // Every figure must have been measured (a speed is never pass/fail here; a missing figure is).
         let bad = report.figures.filter { !$0.value.isFinite || $0.value <= 0 || ($0.baseline.map { !$0.isFinite || $0 <= 0 } ?? false) }
-        let expected = 2 + scales.count * (8 + 5 * (postgres == nil ? 1 : 2)) + (scales.contains(1) ? (postgres == nil ? 1 : 2) : 0)
+        let expected = 2 + (postgres == nil ? 3 : 9) + 2 + scales.count * (8 + 5 * (postgres == nil ? 1 : 2)) + (scales.contains(1) ? (postgres == nil ? 1 : 2) : 0)
         if !bad.isEmpty || (only == nil && report.figures.count != expected) {
             say("missing or invalid figures: \(bad.map(\.name)); \(report.figures.count) of \(expected) produced")
             exit(1)
@@ -296,7 +299,8 @@ struct Bench {
                              log: "\(sd)/a-prep.log")
         try Wait.forSocket("\(sd)/a-prep.sock")
         prep.stop()
-        let config = "[sync]\nserver_url = \"\(url)\"\ninterval = 3600\n"
+        // Realtime off: B pulls once A has pushed everything, so push and pull are timed apart (as before).
+        let config = "[sync]\nserver_url = \"\(url)\"\ninterval = 3600\nrealtime = false\n"
         try Data(config.utf8).write(to: URL(fileURLWithPath: "\(sd)/tnotesd.toml"))
         let env = ["TNOTES_TOKEN": token]
         // B first (empty, for the idle figure); then A, timed from its start: its startup sync pushes at once.
