@@ -216,7 +216,7 @@ struct CommandTests {
         try server.start()
         defer { server.stop() }
         let daemon = DaemonProcess(environment: ["TNOTES_TOKEN": token])
-        let config = try daemon.dir.write("tnotesd.toml", "[sync]\nserver_url = \"\(server.baseURL)\"\ninterval = 300\n")
+        let config = try daemon.dir.write("tnotesd.toml", "[sync]\nserver_url = \"\(server.baseURL)\"\ninterval = 300\nrealtime = false\n")
         daemon.extraArguments = ["--config", config]
         let rig = try CLIRig(daemon: daemon)
         let sid = try rig.makeSermon()

@@ -102,7 +102,7 @@ struct SecurityTests {
         #expect(!server.log.contains(String(token.dropFirst(3))), "the token was logged")
 
         // The daemon, syncing with that token at debug level, does not log it either.
-        let config = "[sync]\nserver_url = \"\(server.baseURL)\"\ninterval = 300\n"
+        let config = "[sync]\nserver_url = \"\(server.baseURL)\"\ninterval = 300\nrealtime = false\n"
         let daemon = DaemonProcess(environment: ["TNOTES_TOKEN": token])
         daemon.extraArguments = ["--config", try daemon.dir.write("tnotesd.toml", config)]
         try daemon.start()

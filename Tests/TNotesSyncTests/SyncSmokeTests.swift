@@ -12,7 +12,7 @@ struct SyncSmokeTests {
         let token = try server.addUser("alice")
         try server.start()
         defer { server.stop() }
-        let config = "[sync]\nserver_url = \"\(server.baseURL)\"\ninterval = 300\n"
+        let config = "[sync]\nserver_url = \"\(server.baseURL)\"\ninterval = 300\nrealtime = false\n"
         let a = DaemonProcess(environment: ["TNOTES_TOKEN": token])
         let b = DaemonProcess(environment: ["TNOTES_TOKEN": token])
         for d in [a, b] {
