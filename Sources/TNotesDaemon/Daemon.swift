@@ -97,6 +97,7 @@ public struct Daemon {
         SystemMethods(store: store, hub: hub, info: info, discovery: discovery, sync: sync).register(into: &table)
         RecordMethods(store: store).register(into: &table)
         AudioMethods(store: store, importer: AudioImporter(audioDirectory: audioDirectory)).register(into: &table)
+        HistoryMethods(store: store).register(into: &table)
         discovery.set(table.openRPC(components: DiscoveryDocument.components()))
         return table
     }
@@ -134,6 +135,13 @@ public struct Daemon {
             logger.info("database migrated", metadata: [
                 "from": "\(store.migratedFrom)", "to": "\(store.schemaVersion)", "backup": "\(store.backupPath ?? "none")",
             ])
+        }
+
+        // History older than [history] keep_days goes (looked for first: a start with nothing to prune writes nothing).
+        let cutoff = Timestamp.format(millis: Timestamp.nowMillis() - Int64(config.historyKeepDays) * 86_400_000)
+        if try await store.read({ s in try s.hasHistory(before: cutoff) }) {
+            let pruned = try await store.write { s in try s.pruneHistory(before: cutoff) }
+            logger.info("history pruned", metadata: ["versions": "\(pruned)", "keepDays": "\(config.historyKeepDays)"])
         }
 
         let hub = EventHub()

@@ -14,6 +14,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var maxRequestBytes: Int = 4 << 20
     public var logLevel: String = "info"
     public var sync = SyncConfig()
+    /// Replaced versions are kept at least this many days (`[history] keep_days`, contract §6.3).
+    public var historyKeepDays = 90
 
     public struct SyncConfig: Sendable, Equatable {
         /// nil: sync disabled, the daemon stays local-only.
@@ -45,6 +47,11 @@ extension DaemonConfig {
             var l = TableReader(table: limits, prefix: "limits.", file: file, expandPath: DaemonPaths.expandTilde)
             if let v = try l.int("max_request_bytes", min: 1024, max: 1 << 30) { c.maxRequestBytes = v }
             try l.finish()
+        }
+        if let history = try r.table("history") {
+            var h = TableReader(table: history, prefix: "history.", file: file, expandPath: DaemonPaths.expandTilde)
+            if let v = try h.int("keep_days", min: 1, max: 36500) { c.historyKeepDays = v }
+            try h.finish()
         }
         if let log = try r.table("log") {
             var l = TableReader(table: log, prefix: "log.", file: file, expandPath: DaemonPaths.expandTilde)

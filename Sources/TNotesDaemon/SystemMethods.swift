@@ -60,6 +60,13 @@ struct SystemMethods {
             }
         })
 
+        table.add(MethodSpec("sync.confirm", summary: "Let a held pull make its deletions (sync.status state held), and sync now.",
+                             result: ["type": "object"]) { _, _ in
+            guard let sync else { throw RPCError.unavailable("sync is disabled (no sync.server_url in the config)") }
+            let held = await sync.confirmHeld()
+            return ["confirmed": .bool(held != nil), "deletes": held.map { .int(Int64($0)) } ?? .null]
+        })
+
         table.add(MethodSpec("sync.status", summary: "The sync engine's state.", result: ["type": "object"], readOnly: true) { _, _ in
             try await Self.syncStatus(store: store, sync: sync)
         })

@@ -42,6 +42,9 @@ struct SystemdService: Service {
         }
         let status = try await sync.status()
         var parts = [status["state"]?.stringValue ?? "?", "\(status["pendingOps"]?.int64Value ?? 0) pending"]
+        if let held = status["heldDeletes"]?.int64Value {
+            parts[0] = "held: a pull would delete \(held) records; run `tnotes sync confirm` to allow it"
+        }
         if let failed = status["failedOps"]?.int64Value, failed > 0 { parts.append("\(failed) failed") }
         if let last = status["lastSuccessAt"]?.stringValue {
             parts.append("last sync \(last.dropFirst(11).prefix(8))")

@@ -1563,7 +1563,8 @@ enum OpenAPIDocument {
             "required": [
               "results",
               "cursor",
-              "previousCursor"
+              "previousCursor",
+              "serverEpoch"
             ],
             "properties": {
               "results": {
@@ -1580,6 +1581,10 @@ enum OpenAPIDocument {
               "previousCursor": {
                 "type": "string",
                 "description": "The cursor just before this push's changes: a device whose pull cursor equals it may move it to `cursor` without pulling its own changes back."
+              },
+              "serverEpoch": {
+                "type": "string",
+                "description": "The server database's epoch: a random id made when the database was created. When it changes (the database was replaced), a device deletes nothing: it pushes every record it holds again and pulls from the start (contract §6.3)."
               }
             }
           },
@@ -1629,7 +1634,8 @@ enum OpenAPIDocument {
             "required": [
               "changes",
               "cursor",
-              "hasMore"
+              "hasMore",
+              "serverEpoch"
             ],
             "properties": {
               "changes": {
@@ -1645,6 +1651,10 @@ enum OpenAPIDocument {
               "hasMore": {
                 "type": "boolean",
                 "description": "More changes follow: pull again at once."
+              },
+              "serverEpoch": {
+                "type": "string",
+                "description": "The server database's epoch: a random id made when the database was created. When it changes (the database was replaced), a device deletes nothing: it pushes every record it holds again and pulls from the start (contract §6.3)."
               }
             }
           },

@@ -80,6 +80,7 @@ public struct ServerApp: Sendable {
             return JSONResponse.make([
                 "results": .array(outcome.results.map(\.json)),
                 "cursor": .string(cursors.next), "previousCursor": .string(cursors.previous),
+                "serverEpoch": .string(cursors.epoch),
             ])
         }
 

@@ -122,12 +122,13 @@ public struct SyncService: Sendable {
         let last = page.last?.seq ?? after
         return [
             "changes": .array(page.map(\.json)), "cursor": .string("\(epoch).\(last)"), "hasMore": .bool(rows.count > limit),
+            "serverEpoch": .string(epoch),
         ]
     }
 
     /// The cursors just before and just after a push's changes (one epoch read for both).
-    func cursors(around outcome: PushOutcome) async throws -> (previous: String, next: String) {
+    func cursors(around outcome: PushOutcome) async throws -> (previous: String, next: String, epoch: String) {
         let epoch = try await storage.epoch()
-        return ("\(epoch).\(outcome.seqBefore)", "\(epoch).\(outcome.seqAfter)")
+        return ("\(epoch).\(outcome.seqBefore)", "\(epoch).\(outcome.seqAfter)", epoch)
     }
 }

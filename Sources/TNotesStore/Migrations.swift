@@ -70,6 +70,23 @@ public enum Migrations {
             -- index that question scanned the whole outbox, which made a large push quadratic.
             CREATE INDEX outbox_by_record ON outbox(collection, record_id, state);
             """),
+        Migration(version: 4, summary: "history of replaced versions", sql: """
+            -- Every version this device held, kept when another replaced it (a local edit, a delete, a
+            -- remote version, a server merge, a restore): one insert beside the write that replaces it.
+            -- Kept at least [history] keep_days; never synced.
+            CREATE TABLE history(
+                seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                collection TEXT NOT NULL,
+                id TEXT NOT NULL,
+                updated_at TEXT NOT NULL,
+                device_id TEXT NOT NULL,
+                body TEXT NOT NULL,
+                replaced_at TEXT NOT NULL,
+                reason TEXT NOT NULL CHECK(reason IN ('edit','remote','merge','restore','delete'))
+            );
+            CREATE INDEX history_by_record ON history(collection, id, seq);
+            CREATE INDEX history_by_age ON history(replaced_at);
+            """),
     ]
 
     public static var latestVersion: Int { all.last!.version }

@@ -111,20 +111,21 @@ public final class StoreSession {
     /// Makes a local change: stamps it with the HLC, merges it (it always wins: its stamp is the newest),
     /// and queues the exact Change in the outbox — all inside the caller's transaction.
     @discardableResult
-    public func commitLocal(_ collection: RecordCollection, record: [String: JSON], op: Change.Op) throws -> StoredRecord {
+    public func commitLocal(_ collection: RecordCollection, record: [String: JSON], op: Change.Op,
+                            reason: HistoryReason? = nil) throws -> StoredRecord {
         let normalized: [String: JSON]
         do { normalized = try collection.schema.normalize(.object(record)) } catch { throw StoreError.invalid(error) }
         let change = Change(opId: Identifier.make(), collection: collection, id: normalized.recordId, op: op,
                             updatedAt: normalized.updatedAt, deviceId: deviceId, record: normalized)
         do { try change.validate() } catch { throw StoreError.invalid(error) }
-        _ = try apply(change, origin: .local)
+        _ = try apply(change, origin: .local, reason: reason)
         return StoredRecord(collection: collection, body: normalized, deviceId: deviceId, syncState: .pending)
     }
 
     /// Merges one version of one record by `(updatedAt, deviceId)`. Remote versions advance the clock and
     /// never enqueue anything; local versions enqueue their Change. Returns what the merge decided.
     @discardableResult
-    public func apply(_ change: Change, origin: RecordChange.Origin) throws -> MergeOutcome {
+    public func apply(_ change: Change, origin: RecordChange.Origin, reason: HistoryReason? = nil) throws -> MergeOutcome {
         if origin == .remote { store.receive(change.updatedAt) }
         let existing = try db.query(
             "SELECT updated_at, device_id FROM records WHERE collection = ? AND id = ?",
@@ -134,6 +135,14 @@ public final class StoreSession {
                                        appendOnly: change.collection.isAppendOnly)
         guard outcome == .applied else { return outcome }
 
+        if existing != nil {
+            // The version being replaced goes to the history, copied inside SQLite (no body through Swift).
+            let why = reason ?? (origin == .remote ? .remote : change.op == .delete ? .delete : .edit)
+            try db.run("""
+                INSERT INTO history(collection, id, updated_at, device_id, body, replaced_at, reason)
+                SELECT collection, id, updated_at, device_id, body, ?, ? FROM records WHERE collection = ? AND id = ?
+                """, [.text(Timestamp.now()), .text(why.rawValue), .text(change.collection.rawValue), .text(change.id)])
+        }
         let body = JSON.object(change.record).text
         let sortKey: SQLValue = change.collection == .sermons ? SQLValue(change.record["date"]?.stringValue) : .null
         let syncState = origin == .local ? SyncState.pending : .synced

@@ -37,6 +37,20 @@ public struct RecordChange: Sendable, Equatable {
     public enum Origin: String, Sendable { case local, remote }
 }
 
+/// Why a version left the records table for the history (contract §6.3).
+public enum HistoryReason: String, Sendable, CaseIterable {
+    /// Replaced by a local edit.
+    case edit
+    /// Replaced by a version pulled from the server.
+    case remote
+    /// Replaced by the server's merge of concurrent edits.
+    case merge
+    /// Replaced by `history.restore`.
+    case restore
+    /// Replaced by a local delete (its tombstone).
+    case delete
+}
+
 /// One outbox row as `sync.pending` shows it.
 public struct OutboxEntry: Sendable, Equatable {
     public let seq: Int64

@@ -86,6 +86,8 @@ public struct SyncClient: Sendable {
         var outcomes: [String: StoreSession.PushOutcome] = [:]
         var previousCursor: String?
         var cursor: String?
+        /// The server database's epoch (servers before the reset guard send none).
+        var serverEpoch: String?
     }
 
     func push(deviceId: String, changes: [StoreSession.QueuedChange]) async throws -> PushAnswer {
@@ -101,7 +103,8 @@ public struct SyncClient: Sendable {
         guard let json = try? JSON.parse(r.body), case .array(let results)? = json["results"] else {
             throw SyncFailure.malformed("push answer without results")
         }
-        var answer = PushAnswer(previousCursor: json["previousCursor"]?.stringValue, cursor: json["cursor"]?.stringValue)
+        var answer = PushAnswer(previousCursor: json["previousCursor"]?.stringValue, cursor: json["cursor"]?.stringValue,
+                                serverEpoch: json["serverEpoch"]?.stringValue)
         var out = [String: StoreSession.PushOutcome]()
         out.reserveCapacity(results.count)
         for item in results {
@@ -122,6 +125,7 @@ public struct SyncClient: Sendable {
         public let changes: [JSON]
         public let cursor: String
         public let hasMore: Bool
+        public var serverEpoch: String? = nil
     }
 
     /// One page after `cursor`. With `waitSeconds`, a long poll: the server holds the request until a
@@ -139,7 +143,8 @@ public struct SyncClient: Sendable {
         guard let json = try? JSON.parse(r.body), case .array(let changes)? = json["changes"],
               case .string(let next)? = json["cursor"]
         else { throw SyncFailure.malformed("pull answer without changes/cursor") }
-        return PullPage(changes: changes, cursor: next, hasMore: json["hasMore"]?.boolValue ?? false)
+        return PullPage(changes: changes, cursor: next, hasMore: json["hasMore"]?.boolValue ?? false,
+                        serverEpoch: json["serverEpoch"]?.stringValue)
     }
 
     func uploadAudio(sermonId: String, path: String, sha256: String) async throws {

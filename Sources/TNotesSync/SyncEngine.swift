@@ -13,15 +13,19 @@ public struct SyncReport: Sendable, Equatable {
     public var conflicts = 0
     public var rejected = 0
     public var durationMs = 0
+    /// Deletions a held pull did not make (0: nothing held).
+    public var held = 0
 
     public var json: JSON {
         ["pushed": .int(Int64(pushed)), "pulled": .int(Int64(pulled)), "conflicts": .int(Int64(conflicts)),
-         "rejected": .int(Int64(rejected)), "durationMs": .int(Int64(durationMs))]
+         "rejected": .int(Int64(rejected)), "durationMs": .int(Int64(durationMs)), "held": .int(Int64(held))]
     }
 }
 
 public enum SyncState: String, Sendable {
-    case idle, syncing, backoff, offline
+    /// `held`: a pull would have deleted more than half of this device's live records; nothing more is
+    /// pulled until `sync.confirm` (contract §6.3).
+    case idle, syncing, backoff, offline, held
 }
 
 /// The sync engine: one sync at a time (push the outbox in order, then pull every page), retried with
@@ -87,6 +91,14 @@ public actor SyncEngine {
     private let realtimeKick = WakeSignal()
     /// Whether the long poll is open now (for `sync.status`).
     private var realtimeConnected = false
+    /// Deletions a held pull would make (state `held`), and whether `sync.confirm` lets the next pull make them.
+    private var heldDeletes: Int?
+    private var massDeleteConfirmed = false
+    /// The server epoch as the store has it (read once, then kept in step with it).
+    private var knownEpoch: String?
+    /// A pull is held when it would tombstone more than half of the live records, and at least this many
+    /// (a person deleting 2 of their 3 sermons elsewhere is not a reset server).
+    static let massDeleteFloor = 10
 
     enum Timer: Sendable {
         case debounce
@@ -251,7 +263,16 @@ public actor SyncEngine {
             nextAttemptAt = nil
             lastError = nil
             lastSuccessAt = Timestamp.now()
-            setState(networkUp ? .idle : .offline)
+            if report.held > 0 {
+                heldDeletes = report.held
+                logger.warning("pull held: it would delete more than half of this device's records",
+                               metadata: ["deletes": "\(report.held)"])
+                setState(.held)
+            } else {
+                if heldDeletes != nil { massDeleteConfirmed = false }
+                heldDeletes = nil
+                setState(networkUp ? .idle : .offline)
+            }
             logger.info("sync done", metadata: ["pushed": "\(report.pushed)", "pulled": "\(report.pulled)",
                                                 "conflicts": "\(report.conflicts)", "ms": "\(report.durationMs)"])
             onEvent("sync.completed", report.json.objectValue ?? [:])
@@ -302,7 +323,13 @@ public actor SyncEngine {
         // A device that has never pulled pulls first: it learns where the server's log stands, so that its
         // own pushes can move its cursor past their changes instead of downloading them back.
         if try await store.read({ s in try s.pullCursor() }) == nil {
-            report.pulled += try await pullAll()
+            let first = try await pullAll()
+            report.pulled += first.applied
+            if first.held > 0 {
+                report.held = first.held
+                report.durationMs = Int(Timestamp.nowMillis() - started)
+                return report
+            }
         }
 
         // Push: the outbox in order, a batch at a time, each batch settled in one transaction. One batch is
@@ -325,6 +352,7 @@ public actor SyncEngine {
             }
             let results = answer.outcomes
             let missing = sent.filter { results[$0.opId] == nil }
+            let epochChanged = try await noteServerEpoch(answer.serverEpoch)
             // The next batch goes out only if this one was answered in full (else the cycle fails here).
             batch = next
             flight = next.isEmpty || !missing.isEmpty ? nil : push(next, deviceId: deviceId)
@@ -332,7 +360,7 @@ public actor SyncEngine {
                 try await store.write { s in
                     for e in sent { if let o = results[e.opId] { try s.settle(e, outcome: o) } }
                     // Everything between the two cursors is this batch: skip it if we were right before it.
-                    if let before = answer.previousCursor, let after = answer.cursor, try s.pullCursor() == before {
+                    if !epochChanged, let before = answer.previousCursor, let after = answer.cursor, try s.pullCursor() == before {
                         try s.setPullCursor(after)
                     }
                 }
@@ -360,9 +388,39 @@ public actor SyncEngine {
             }
         }
 
-        report.pulled += try await pullAll()
+        let pull = try await pullAll()
+        report.pulled += pull.applied
+        report.held = pull.held
         report.durationMs = Int(Timestamp.nowMillis() - started)
         return report
+    }
+
+    /// Compares the epoch a server answer carried with the one this device last synced with. A new epoch
+    /// means the server's database was replaced: the device deletes nothing, queues every record it holds
+    /// again and pulls from the start (the pull cursor is cleared), in one transaction; the queued records
+    /// go out in this cycle's push or the next one (`wanted`). True when that happened.
+    private func noteServerEpoch(_ epoch: String?) async throws -> Bool {
+        guard let epoch else { return false }
+        // Known already: no transaction (this runs for every push answer and pull page).
+        if knownEpoch == nil { knownEpoch = try await store.read { s in try s.serverEpoch() } }
+        if knownEpoch == epoch { return false }
+        let requeued = try await store.write { s -> Int? in
+            guard let known = try s.serverEpoch() else {
+                try s.setServerEpoch(epoch)
+                return nil
+            }
+            guard known != epoch else { return nil }
+            let n = try s.requeueAllRecords()
+            try s.clearPullCursor()
+            try s.setServerEpoch(epoch)
+            return n
+        }
+        knownEpoch = epoch  // only once the store has it (and the records are queued)
+        guard let requeued else { return false }
+        logger.warning("the server's database was replaced (new epoch): pushing every record again and pulling from the start",
+                       metadata: ["records": "\(requeued)"])
+        wanted = true
+        return true
     }
 
     /// Sends one batch; runs while the engine settles the batch before it.
@@ -373,9 +431,13 @@ public actor SyncEngine {
         return task
     }
 
-    /// Pulls every page after our cursor; each page and the cursor after it commit together.
-    private func pullAll() async throws -> Int {
+    /// Pulls every page after our cursor; each page and the cursor after it commit together. A page that
+    /// would bring this sync's deletions of live records past half of them (and past `massDeleteFloor`) is
+    /// not applied unless `sync.confirm` allowed it: the pull stops there, held, with the count.
+    private func pullAll() async throws -> (applied: Int, held: Int) {
         var pulled = 0
+        var deleted = 0
+        let confirmed = massDeleteConfirmed
         var cursor = try await store.read { s in try s.pullCursor() }
         // Page N+1 is fetched and decoded while page N is applied: the HTTP round trip and the JSON work
         // run beside the store's transaction. Pages still apply strictly in order, each with its cursor.
@@ -383,25 +445,52 @@ public actor SyncEngine {
         while let current = next {
             let page = try await current.value
             if page.cursor == cursor && page.hasMore { throw SyncFailure.malformed("the pull cursor did not advance") }
+            // A new epoch: this page is from the start of the new server's log (our old cursor meant nothing
+            // there); the cursor was cleared, and the page applies as usual.
+            _ = try await noteServerEpoch(page.serverEpoch)
             next = page.hasMore ? fetch(after: page.cursor) : nil
-            let applied: Int
+            let outcome: (applied: Int, deleting: Int)?
+            let alreadyDeleted = deleted
             do {
-                applied = try await store.write { s in
+                outcome = try await store.write { s -> (applied: Int, deleting: Int)? in
+                    let deletes = page.changes.filter { $0.op == .delete }.map { ($0.collection, $0.id) }
+                    let deleting = deletes.isEmpty ? 0 : try s.liveCount(among: deletes)
+                    if deleting > 0 && !confirmed {
+                        let total = alreadyDeleted + deleting
+                        let liveAtStart = try s.liveCount() + alreadyDeleted
+                        if total >= Self.massDeleteFloor && total * 2 > liveAtStart { return nil }
+                    }
                     var applied = 0
                     for change in page.changes where try s.apply(change, origin: .remote) == .applied { applied += 1 }
                     try s.setPullCursor(page.cursor)
-                    return applied
+                    return (applied, deleting)
                 }
             } catch {
                 next?.cancel()
                 _ = try? await next?.value
                 throw error
             }
+            guard let (applied, deleting) = outcome else {
+                next?.cancel()
+                _ = try? await next?.value
+                let deletes = page.changes.filter { $0.op == .delete }.map { ($0.collection, $0.id) }
+                let held = alreadyDeleted + (try await store.read { s in try s.liveCount(among: deletes) })
+                return (pulled, held)
+            }
+            deleted += deleting
             if page.invalid > 0 { logger.warning("skipped invalid pulled changes", metadata: ["count": "\(page.invalid)"]) }
             pulled += applied
             cursor = page.cursor
         }
-        return pulled
+        return (pulled, 0)
+    }
+
+    /// `sync.confirm`: the held pull may make its deletions; a sync starts now.
+    public func confirmHeld() -> Int? {
+        let held = heldDeletes
+        massDeleteConfirmed = true
+        trigger(.manual)
+        return held
     }
 
     /// A pull page with its changes already decoded and validated (invalid ones counted, not applied).
@@ -410,6 +499,7 @@ public actor SyncEngine {
         let invalid: Int
         let cursor: String
         let hasMore: Bool
+        let serverEpoch: String?
     }
 
     private func fetch(after cursor: String?) -> Task<DecodedPage, any Error> {
@@ -423,7 +513,8 @@ public actor SyncEngine {
             for raw in page.changes {
                 if let change = try? Change(json: raw, requireOpId: false) { changes.append(change) } else { invalid += 1 }
             }
-            return DecodedPage(changes: changes, invalid: invalid, cursor: page.cursor, hasMore: page.hasMore)
+            return DecodedPage(changes: changes, invalid: invalid, cursor: page.cursor, hasMore: page.hasMore,
+                               serverEpoch: page.serverEpoch)
         }
         inFlight.add { task.cancel() }
         return task
@@ -440,6 +531,11 @@ public actor SyncEngine {
         var failures = 0
         let waitSeconds = settings.realtimeWaitSeconds
         while !Task.isCancelled {
+            // Held (a pull awaits sync.confirm): asking the server again would only find the same deletions.
+            if state == .held {
+                if !(await realtimeKick.wait(seconds: settings.interval)) { return }
+                continue
+            }
             // A device that has never pulled has no cursor yet: its first sync sets one.
             guard networkUp, let cursor = try? await store.read({ s in try s.pullCursor() }) else {
                 if !(await realtimeKick.wait(seconds: settings.interval)) { return }
@@ -493,6 +589,7 @@ public actor SyncEngine {
             "nextAttemptAt": state == .backoff || state == .offline ? nextAttemptAt.map { .string(Timestamp.format(millis: $0)) } ?? .null : .null,
             "lastSuccessAt": JSON(lastSuccessAt), "lastError": JSON(lastError), "triggers": .object(triggers),
             "realtime": .bool(settings.realtime), "realtimeConnected": .bool(realtimeConnected),
+            "heldDeletes": heldDeletes.map { .int(Int64($0)) } ?? .null,
         ]
     }
 }

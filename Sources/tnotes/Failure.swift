@@ -9,10 +9,13 @@ enum Failure: Error {
     case unreachable(ConnectionError, socket: String, source: SocketPath.Source)
     /// A bad value found while running (an unreadable `--file`, bad JSON params): exit 2.
     case usage(String)
+    /// Nothing matched what was asked for, found by the CLI itself (e.g. no such version): exit 1, like the
+    /// daemon's own not-found.
+    case notFound(String)
 
     var exitStatus: Int32 {
         switch self {
-        case .rpc: return 1
+        case .rpc, .notFound: return 1
         case .unreachable: return 69
         case .usage: return 2
         }
@@ -22,6 +25,8 @@ enum Failure: Error {
         switch self {
         case .rpc(let e):
             return "tnotes: \(e.description)"
+        case .notFound(let s):
+            return "tnotes: \(s)"
         case .usage(let s):
             return "tnotes: error: \(s)\nSee 'tnotes --help' or 'tnotes <command> --help'."
         case .unreachable(let e, let socket, let source):

@@ -52,7 +52,7 @@ struct SyncCommand: ParsableCommand {
               tnotes sync
               tnotes sync status
             """,
-        subcommands: [Now.self, Status.self],
+        subcommands: [Now.self, Status.self, Confirm.self],
         defaultSubcommand: Now.self)
 
     struct Now: ParsableCommand {
@@ -76,6 +76,28 @@ struct SyncCommand: ParsableCommand {
                     + "\(conflicts) conflict\(conflicts == 1 ? "" : "s")"
                 if let rejected = r["rejected"]?.int64Value, rejected > 0 { line += ", \(rejected) rejected" }
                 return line + " in \(Format.number(r["durationMs"])) ms"
+            }
+        }
+    }
+
+    struct Confirm: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Let a held pull make its deletions.",
+            discussion: """
+                A pull that would delete more than half of this device's records is held (`tnotes sync status` \
+                shows state held, with the count) in case the server lost its data. When the deletions are \
+                real, confirm them; the pull then runs.
+
+                Example:
+                  tnotes sync confirm
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        func run() throws {
+            try Session(global).run("sync.confirm") { r in
+                if let n = r["deletes"]?.int64Value { return "confirmed: the pull may delete \(n) records; syncing" }
+                return "nothing was held; syncing"
             }
         }
     }
@@ -110,6 +132,9 @@ extension Render {
             ("last success", Format.time(r["lastSuccessAt"], none: "never")),
             ("last error", r["lastError"]?.stringValue.map(style.red) ?? "-"),
         ]
+        if let held = r["heldDeletes"]?.int64Value {
+            rows.append(("held", style.red("a pull would delete \(held) records; `tnotes sync confirm` allows it")))
+        }
         if let t = r["triggers"]?.objectValue {
             let order = ["startup", "periodic", "localChange", "network", "manual"]
             let keys = order.filter { t[$0] != nil } + t.keys.filter { !order.contains($0) }.sorted()

@@ -1,0 +1,109 @@
+import ArgumentParser
+import TNotesClient
+import TNotesCore
+
+/// The collections a record id may belong to, in the order the CLI looks for its history.
+enum HistoryLookup {
+    static let collections = ["sermons", "notes", "transcripts", "summaries"]
+
+    /// The record's collection and its held versions, newest first (nil when this device holds none).
+    static func find(_ session: Session, id: String) throws -> (collection: String, items: [JSON])? {
+        for c in collections {
+            let items = try session.call("history.list", ["collection": .string(c), "id": .string(id), "limit": 1000])["items"]?
+                .arrayValue ?? []
+            if !items.isEmpty { return (c, items) }
+        }
+        return nil
+    }
+}
+
+struct HistoryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "Every earlier version of a record this device held, newest first.",
+        discussion: """
+            Lists the versions that an edit, a delete, a pulled version, a server merge or a restore replaced,
+            with when and why. Bring one back with `tnotes restore ID --at UPDATED_AT`.
+
+            Example:
+              tnotes history $NOTE
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: ArgumentHelp("A sermon's, note's, transcript's or summary's id.", valueName: "id"), transform: Values.id)
+    var id: String
+
+    func run() throws {
+        let session = Session(global)
+        let found = try HistoryLookup.find(session, id: id)
+        if session.json {
+            Output.line(JSON.object(["collection": found.map { .string($0.collection) } ?? .null,
+                                     "items": .array(found?.items ?? [])]).text)
+            return
+        }
+        guard let found else {
+            Output.line("no earlier versions of \(id) on this device")
+            return
+        }
+        Output.line("\(found.collection.dropLast()) \(id): \(found.items.count) earlier version\(found.items.count == 1 ? "" : "s"), newest first")
+        for item in found.items {
+            let record = item["record"] ?? .null
+            let replaced = item["replacedAt"]?.stringValue ?? "?"
+            let reason = item["reason"]?.stringValue ?? "?"
+            Output.line("")
+            Output.line("  \(item["updatedAt"]?.stringValue ?? "?")  from \(item["deviceId"]?.stringValue ?? "?")")
+            Output.line("    replaced \(replaced) (\(Self.because(reason)))")
+            Output.line("    \(Self.summary(record))")
+        }
+    }
+
+    static func because(_ reason: String) -> String {
+        switch reason {
+        case "edit": return "edited here"
+        case "delete": return "deleted here"
+        case "remote": return "another device's version arrived"
+        case "merge": return "merged with another device's edit"
+        case "restore": return "an older version was restored"
+        default: return reason
+        }
+    }
+
+    /// One line that tells the version apart: its text, or its title.
+    static func summary(_ record: JSON) -> String {
+        var parts = [String]()
+        if record["deletedAt"]?.stringValue != nil { parts.append("[deleted]") }
+        if let title = record["title"]?.stringValue { parts.append(title) }
+        if let text = record["text"]?.stringValue { parts.append(text) }
+        let line = parts.joined(separator: " — ").split(whereSeparator: \.isNewline).joined(separator: " ")
+        return line.count > 100 ? String(line.prefix(99)) + "…" : line
+    }
+}
+
+struct RestoreCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restore",
+        abstract: "Bring back an earlier version of a record, as a new edit that syncs.",
+        discussion: """
+            UPDATED_AT is a version's time as `tnotes history ID` shows it.
+
+            Example:
+              tnotes restore $NOTE --at 2025-11-09T10:12:00.000Z
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: ArgumentHelp("The record's id.", valueName: "id"), transform: Values.id) var id: String
+    @Option(name: .long, help: ArgumentHelp("The version's updatedAt, from `tnotes history`.", valueName: "updated-at"))
+    var at: String
+
+    func run() throws {
+        let session = Session(global)
+        guard let found = try HistoryLookup.find(session, id: id),
+              let item = found.items.first(where: { $0["updatedAt"]?.stringValue == at }),
+              let deviceId = item["deviceId"]?.stringValue
+        else { throw Failure.notFound("no version of \(id) at \(at) in this device's history (see `tnotes history \(id)`)") }
+        try session.run("history.restore", ["collection": .string(found.collection), "id": .string(id), "updatedAt": .string(at),
+                                            "deviceId": .string(deviceId)]) { r in
+            "restored \(found.collection.dropLast()) \(id) to its version of \(at) (now \(r["updatedAt"]?.stringValue ?? "?"))"
+        }
+    }
+}
