@@ -10,9 +10,14 @@ public struct Change: Sendable, Equatable {
     public var updatedAt: String
     public var deviceId: String
     public var record: [String: JSON]
+    /// The version this edit was made on (contract §6.3), when the device held one: a server whose current
+    /// version is another one merges instead of letting one version win. Nil for a new record and for
+    /// legacy clients, which follow the plain rule.
+    public var base: RecordVersion?
 
     public init(opId: String, collection: RecordCollection, id: String, op: Op, updatedAt: String, deviceId: String,
-                record: [String: JSON]) {
+                record: [String: JSON], base: RecordVersion? = nil) {
+        self.base = base
         self.opId = opId
         self.collection = collection
         self.id = id
@@ -25,11 +30,13 @@ public struct Change: Sendable, Equatable {
     public var version: RecordVersion { RecordVersion(updatedAt: updatedAt, deviceId: deviceId) }
 
     public var json: JSON {
-        .object([
+        var o: [String: JSON] = [
             "opId": .string(opId), "collection": .string(collection.rawValue), "id": .string(id),
             "op": .string(op.rawValue), "updatedAt": .string(updatedAt), "deviceId": .string(deviceId),
             "record": .object(record),
-        ])
+        ]
+        if let base { o["base"] = ["updatedAt": .string(base.updatedAt), "deviceId": .string(base.deviceId)] }
+        return .object(o)
     }
 
     /// Decodes and validates a change from the wire; the record passes the collection's schema and must
@@ -38,7 +45,7 @@ public struct Change: Sendable, Equatable {
         guard case .object(let o) = json else { throw FieldError(field: "change", reason: "must be an object") }
         for key in o.keys {
             switch key {
-            case "opId", "collection", "id", "op", "updatedAt", "deviceId", "record", "seq": continue
+            case "opId", "collection", "id", "op", "updatedAt", "deviceId", "record", "seq", "base": continue
             default: throw FieldError(field: key, reason: "unknown field")
             }
         }
@@ -59,8 +66,18 @@ public struct Change: Sendable, Equatable {
         let updatedAt = try FieldType.time.validate(o["updatedAt"] ?? .null, field: "updatedAt").stringValue!
         let deviceId = try FieldType.text.validate(o["deviceId"] ?? .null, field: "deviceId").stringValue!
         let record = try collection.schema.normalize(o["record"] ?? .null, path: "record")
+        var base: RecordVersion?
+        if let b = o["base"], !b.isNull {
+            guard case .object(let bo) = b else { throw FieldError(field: "base", reason: "must be {updatedAt, deviceId}") }
+            for key in bo.keys where key != "updatedAt" && key != "deviceId" {
+                throw FieldError(field: "base.\(key)", reason: "unknown field")
+            }
+            base = RecordVersion(
+                updatedAt: try FieldType.time.validate(bo["updatedAt"] ?? .null, field: "base.updatedAt").stringValue!,
+                deviceId: try FieldType.text.validate(bo["deviceId"] ?? .null, field: "base.deviceId").stringValue!)
+        }
         self.init(opId: opId, collection: collection, id: id, op: op, updatedAt: updatedAt,
-                  deviceId: deviceId, record: record)
+                  deviceId: deviceId, record: record, base: base)
         try validate()
     }
 

@@ -1,6 +1,8 @@
 /// The five synced collections, by their wire names.
 public enum RecordCollection: String, Sendable, CaseIterable, Hashable {
     case sermons, notes, transcripts, summaries, chatMessages
+    /// Concurrent edits of the same words (contract §6.3): made by the server's merge, resolved on a device.
+    case conflicts
 
     /// Children belong to a sermon through `sermonId`.
     public var isChild: Bool { self != .sermons }

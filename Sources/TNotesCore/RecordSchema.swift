@@ -29,6 +29,7 @@ public struct RecordSchema: Sendable {
         case .transcripts: return transcripts
         case .summaries: return summaries
         case .chatMessages: return chatMessages
+        case .conflicts: return conflicts
         }
     }
 
@@ -76,6 +77,24 @@ public struct RecordSchema: Sendable {
         Field("text", .string),
         Field("type", .enumeration(StatusValues.summaryTypes)),
         Field("status", status, default: "complete"),
+        Field("updatedAt", .time),
+        Field("deletedAt", .time, nullable: true, default: .null),
+    ])
+
+    /// A passage both sides changed: the merged text keeps both versions; resolving sets the field.
+    public static let conflicts = RecordSchema(collection: .conflicts, fields: [
+        Field("id", .uuid),
+        Field("collection", .enumeration(RecordMerge.textFields.keys.map(\.rawValue).sorted())),
+        Field("recordId", .uuid),
+        Field("sermonId", .uuid),
+        Field("field", .text),
+        Field("base", .string),
+        Field("local", .string),
+        Field("remote", .string),
+        Field("merged", .string),
+        Field("state", .enumeration(["open", "resolved"])),
+        Field("createdAt", .time),
+        Field("resolvedAt", .time, nullable: true, default: .null),
         Field("updatedAt", .time),
         Field("deletedAt", .time, nullable: true, default: .null),
     ])

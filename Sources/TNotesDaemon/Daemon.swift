@@ -98,6 +98,7 @@ public struct Daemon {
         RecordMethods(store: store).register(into: &table)
         AudioMethods(store: store, importer: AudioImporter(audioDirectory: audioDirectory)).register(into: &table)
         HistoryMethods(store: store).register(into: &table)
+        ConflictMethods(store: store).register(into: &table)
         discovery.set(table.openRPC(components: DiscoveryDocument.components()))
         return table
     }

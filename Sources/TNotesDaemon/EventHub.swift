@@ -6,7 +6,7 @@ import TNotesStore
 /// Delivers events to the connections that subscribed to their topic. Events are numbered (`seq`) so a
 /// subscriber can tell when it missed some (its buffer overflowed).
 final class EventHub: Sendable {
-    static let topics: Set<String> = ["record.changed", "sync.state", "sync.completed"]
+    static let topics: Set<String> = ["record.changed", "sync.state", "sync.completed", "conflict.changed"]
 
     private struct State {
         var connections: [Int: ConnectionContext] = [:]
@@ -32,6 +32,10 @@ final class EventHub: Sendable {
     }
 
     func recordsChanged(_ changes: [RecordChange]) {
+        // A conflict made, pulled or resolved: its own topic too (contract §6.3).
+        for c in changes where c.collection == .conflicts {
+            publish(topic: "conflict.changed", ["id": .string(c.id), "sermonId": JSON(c.sermonId), "origin": .string(c.origin.rawValue)])
+        }
         // A pulled page changes thousands of records; with nobody subscribed, only the numbering moves.
         let anyone = state.withLock { s in
             if s.connections.values.contains(where: { $0.subscribedTopics?.contains("record.changed") ?? false }) { return true }

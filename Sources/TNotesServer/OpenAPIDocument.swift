@@ -904,7 +904,8 @@ enum OpenAPIDocument {
               "notes",
               "transcripts",
               "summaries",
-              "chatMessages"
+              "chatMessages",
+              "conflicts"
             ]
           },
           "Segment": {
@@ -1210,7 +1211,7 @@ enum OpenAPIDocument {
             }
           },
           "Record": {
-            "description": "A record of one of the five collections, as its collection's schema describes it.",
+            "description": "A record of one of the six collections, as its collection's schema describes it.",
             "anyOf": [
               {
                 "$ref": "#/components/schemas/Sermon"
@@ -1226,6 +1227,9 @@ enum OpenAPIDocument {
               },
               {
                 "$ref": "#/components/schemas/ChatMessage"
+              },
+              {
+                "$ref": "#/components/schemas/Conflict"
               }
             ]
           },
@@ -1246,6 +1250,9 @@ enum OpenAPIDocument {
               },
               {
                 "$ref": "#/components/schemas/ChatMessageChange"
+              },
+              {
+                "$ref": "#/components/schemas/ConflictChange"
               }
             ],
             "discriminator": {
@@ -1255,7 +1262,8 @@ enum OpenAPIDocument {
                 "notes": "#/components/schemas/NoteChange",
                 "transcripts": "#/components/schemas/TranscriptChange",
                 "summaries": "#/components/schemas/SummaryChange",
-                "chatMessages": "#/components/schemas/ChatMessageChange"
+                "chatMessages": "#/components/schemas/ChatMessageChange",
+                "conflicts": "#/components/schemas/ConflictChange"
               }
             }
           },
@@ -1305,6 +1313,16 @@ enum OpenAPIDocument {
               },
               "seq": {
                 "description": "Ignored (a pulled change may be pushed back as it came)."
+              },
+              "base": {
+                "anyOf": [
+                  {
+                    "$ref": "#/components/schemas/Base"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
               }
             }
           },
@@ -1354,6 +1372,16 @@ enum OpenAPIDocument {
               },
               "seq": {
                 "description": "Ignored (a pulled change may be pushed back as it came)."
+              },
+              "base": {
+                "anyOf": [
+                  {
+                    "$ref": "#/components/schemas/Base"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
               }
             }
           },
@@ -1403,6 +1431,16 @@ enum OpenAPIDocument {
               },
               "seq": {
                 "description": "Ignored (a pulled change may be pushed back as it came)."
+              },
+              "base": {
+                "anyOf": [
+                  {
+                    "$ref": "#/components/schemas/Base"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
               }
             }
           },
@@ -1452,6 +1490,16 @@ enum OpenAPIDocument {
               },
               "seq": {
                 "description": "Ignored (a pulled change may be pushed back as it came)."
+              },
+              "base": {
+                "anyOf": [
+                  {
+                    "$ref": "#/components/schemas/Base"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
               }
             }
           },
@@ -1500,6 +1548,16 @@ enum OpenAPIDocument {
               },
               "seq": {
                 "description": "Ignored (a pulled change may be pushed back as it came)."
+              },
+              "base": {
+                "anyOf": [
+                  {
+                    "$ref": "#/components/schemas/Base"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
               }
             }
           },
@@ -1549,12 +1607,25 @@ enum OpenAPIDocument {
                   "applied",
                   "duplicate",
                   "superseded",
-                  "rejected"
+                  "rejected",
+                  "merged"
                 ]
               },
               "error": {
                 "type": "string",
                 "description": "Why the change was rejected (`field: reason`)."
+              },
+              "record": {
+                "type": "object",
+                "description": "For `merged`: the record as stored, the merge of this change and a concurrent edit of the same base (contract §6.3)."
+              },
+              "updatedAt": {
+                "type": "string",
+                "description": "For `merged`: the stored version's updatedAt (greater than both sides)."
+              },
+              "deviceId": {
+                "type": "string",
+                "description": "For `merged`: the stored version's deviceId."
               }
             }
           },
@@ -2314,6 +2385,169 @@ enum OpenAPIDocument {
                 "additionalProperties": {
                   "type": "string"
                 }
+              }
+            }
+          },
+          "Base": {
+            "type": "object",
+            "required": [
+              "updatedAt",
+              "deviceId"
+            ],
+            "additionalProperties": false,
+            "description": "The version an edit was made on (contract §6.3). When the server's current version is another one, the server merges the two edits field by field and word by word instead of letting one win.",
+            "properties": {
+              "updatedAt": {
+                "$ref": "#/components/schemas/Time"
+              },
+              "deviceId": {
+                "$ref": "#/components/schemas/Text"
+              }
+            }
+          },
+          "Conflict": {
+            "type": "object",
+            "description": "A passage two devices changed differently (contract §6.3); made by the server's merge, resolved on a device.",
+            "required": [
+              "id",
+              "collection",
+              "recordId",
+              "sermonId",
+              "field",
+              "base",
+              "local",
+              "remote",
+              "merged",
+              "state",
+              "createdAt",
+              "updatedAt"
+            ],
+            "additionalProperties": false,
+            "properties": {
+              "id": {
+                "$ref": "#/components/schemas/Uuid"
+              },
+              "collection": {
+                "type": "string",
+                "enum": [
+                  "notes",
+                  "sermons",
+                  "summaries",
+                  "transcripts"
+                ]
+              },
+              "recordId": {
+                "$ref": "#/components/schemas/Uuid"
+              },
+              "sermonId": {
+                "$ref": "#/components/schemas/Uuid"
+              },
+              "field": {
+                "$ref": "#/components/schemas/Text"
+              },
+              "base": {
+                "type": "string"
+              },
+              "local": {
+                "type": "string"
+              },
+              "remote": {
+                "type": "string"
+              },
+              "merged": {
+                "type": "string"
+              },
+              "state": {
+                "type": "string",
+                "enum": [
+                  "open",
+                  "resolved"
+                ]
+              },
+              "createdAt": {
+                "$ref": "#/components/schemas/Time"
+              },
+              "resolvedAt": {
+                "anyOf": [
+                  {
+                    "$ref": "#/components/schemas/Time"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "updatedAt": {
+                "$ref": "#/components/schemas/Time"
+              },
+              "deletedAt": {
+                "anyOf": [
+                  {
+                    "$ref": "#/components/schemas/Time"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              }
+            }
+          },
+          "ConflictChange": {
+            "type": "object",
+            "required": [
+              "opId",
+              "collection",
+              "id",
+              "op",
+              "updatedAt",
+              "deviceId",
+              "record"
+            ],
+            "additionalProperties": false,
+            "properties": {
+              "opId": {
+                "allOf": [
+                  {
+                    "$ref": "#/components/schemas/Text"
+                  }
+                ],
+                "description": "Idempotency key: a second push of it answers duplicate."
+              },
+              "collection": {
+                "type": "string",
+                "const": "conflicts"
+              },
+              "id": {
+                "$ref": "#/components/schemas/Uuid"
+              },
+              "op": {
+                "type": "string",
+                "enum": [
+                  "upsert",
+                  "delete"
+                ]
+              },
+              "updatedAt": {
+                "$ref": "#/components/schemas/Time"
+              },
+              "deviceId": {
+                "$ref": "#/components/schemas/Text"
+              },
+              "record": {
+                "$ref": "#/components/schemas/Conflict"
+              },
+              "seq": {
+                "description": "Ignored (a pulled change may be pushed back as it came)."
+              },
+              "base": {
+                "anyOf": [
+                  {
+                    "$ref": "#/components/schemas/Base"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
               }
             }
           }

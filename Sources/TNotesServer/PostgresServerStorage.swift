@@ -254,7 +254,7 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
         /// The whole batch in five statements: which op ids are known, the stored versions of the batch's
         /// records, then the log rows, the records' final versions and the op results, each as one
         /// `unnest` insert. Decisions are made here in order, as `SyncService.merge` makes them.
-        func mergeBatch(_ changes: [Change]) async throws -> [String] {
+        func mergeBatch(_ changes: [Change]) async throws -> [MergeVerdict] {
             if changes.isEmpty { return [] }
             var known = Set<String>()
             for try await op in try await conn.query(
@@ -271,15 +271,24 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
             {
                 current[c + "/" + id] = RecordVersion(updatedAt: u, deviceId: d)
             }
+            // A change made on a version other than the stored one needs the three-way merge, which reads
+            // its base and writes more than one row: such a batch (rare: concurrent edits) goes one change
+            // at a time, through the same `SyncService.merge` as SQLite.
+            if changes.contains(where: { c in
+                guard let base = c.base, let stored = current[c.collection.rawValue + "/" + c.id] else { return false }
+                return stored != base && stored != c.version
+            }) {
+                return try await mergeEach(changes)
+            }
 
-            var verdicts = [String]()
+            var verdicts = [MergeVerdict]()
             verdicts.reserveCapacity(changes.count)
             var logged: [(seq: Int64, change: Change, body: String)] = []
             var finalVersion = [String: Int]()  // record key → index in `logged` of its last applied version
             var opIds = [String](), opResults = [String]()
             for change in changes {
                 if known.contains(change.opId) {
-                    verdicts.append(MergeOutcome.duplicate.rawValue)
+                    verdicts.append(MergeVerdict(MergeOutcome.duplicate.rawValue))
                     continue
                 }
                 known.insert(change.opId)
@@ -294,7 +303,7 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
                 }
                 opIds.append(change.opId)
                 opResults.append(outcome.rawValue)
-                verdicts.append(outcome.rawValue)
+                verdicts.append(MergeVerdict(outcome.rawValue))
             }
 
             if !logged.isEmpty {
@@ -331,6 +340,32 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
                     """, logger: logger)
             }
             return verdicts
+        }
+
+        func versionBody(_ collection: RecordCollection, id: String, version: RecordVersion) async throws -> [String: JSON]? {
+            let c = collection.rawValue, u = version.updatedAt, d = version.deviceId
+            // A merge is rare: the log is searched by its user's rows (no index on every push for this).
+            for try await b in try await conn.query("""
+                SELECT body::text FROM merged_inputs WHERE user_id = \(user) AND collection = \(c) AND id = \(id)
+                  AND updated_at = \(u) AND device_id = \(d)
+                UNION ALL
+                (SELECT body::text FROM changes WHERE user_id = \(user) AND collection = \(c) AND id = \(id)
+                  AND updated_at = \(u) AND device_id = \(d) LIMIT 1)
+                LIMIT 1
+                """, logger: logger).decode(String.self)
+            {
+                return try JSON.parse(b).objectValue
+            }
+            return nil
+        }
+
+        func keepMergedInput(_ change: Change) async throws {
+            let c = change.collection.rawValue, body = JSON.object(change.record).text
+            try await conn.query("""
+                INSERT INTO merged_inputs(user_id, collection, id, updated_at, device_id, body)
+                VALUES (\(user), \(c), \(change.id), \(change.updatedAt), \(change.deviceId), \(body)::jsonb)
+                ON CONFLICT DO NOTHING
+                """, logger: logger)
         }
 
         func write(_ change: Change) async throws -> Int64 {

@@ -156,6 +156,24 @@ public final class SQLiteServerStorage: ServerStorage, @unchecked Sendable {
             return (RecordVersion(updatedAt: row[0].string ?? "", deviceId: row[1].string ?? ""), body)
         }
 
+        func versionBody(_ collection: RecordCollection, id: String, version: RecordVersion) async throws -> [String: JSON]? {
+            let args: [SQLValue] = [.int(user), .text(collection.rawValue), .text(id), .text(version.updatedAt), .text(version.deviceId)]
+            // A merge is rare: the log is searched by its user's rows (no index on every push for this).
+            let text = try db.scalar("""
+                SELECT body FROM merged_inputs WHERE user_id = ? AND collection = ? AND id = ? AND updated_at = ? AND device_id = ?
+                """, args).string ?? db.scalar("""
+                SELECT body FROM changes WHERE user_id = ? AND collection = ? AND id = ? AND updated_at = ? AND device_id = ? LIMIT 1
+                """, args).string
+            return try text.flatMap { try JSON.parse($0).objectValue }
+        }
+
+        func keepMergedInput(_ change: Change) async throws {
+            try db.run("""
+                INSERT OR IGNORE INTO merged_inputs(user_id, collection, id, updated_at, device_id, body) VALUES (?, ?, ?, ?, ?, ?)
+                """, [.int(user), .text(change.collection.rawValue), .text(change.id), .text(change.updatedAt),
+                       .text(change.deviceId), .text(JSON.object(change.record).text)])
+        }
+
         func write(_ change: Change) async throws -> Int64 {
             seq += 1
             let body = JSON.object(change.record).text

@@ -50,6 +50,18 @@ enum ServerSchema {
             PRIMARY KEY(user_id, sermon_id)
         ) WITHOUT ROWID;
         """,
+        // 2: the pushed versions a three-way merge replaced (contract §6.3): an edit made on one finds it as its base.
+        """
+        CREATE TABLE merged_inputs(
+            user_id INTEGER NOT NULL,
+            collection TEXT NOT NULL,
+            id TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            device_id TEXT NOT NULL,
+            body TEXT NOT NULL CHECK(json_valid(body)),
+            PRIMARY KEY(user_id, collection, id, updated_at, device_id)
+        ) WITHOUT ROWID;
+        """,
     ]
 
     static let postgres: [String] = [
@@ -117,6 +129,18 @@ enum ServerSchema {
             PRIMARY KEY(blob_id, idx)
         );
         CREATE INDEX audio_chunks_owner ON audio_chunks(user_id, sermon_id);
+        """,
+        // 3: as SQLite's 2.
+        """
+        CREATE TABLE merged_inputs(
+            user_id BIGINT NOT NULL,
+            collection TEXT NOT NULL,
+            id TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            device_id TEXT NOT NULL,
+            body JSONB NOT NULL,
+            PRIMARY KEY(user_id, collection, id, updated_at, device_id)
+        );
         """,
     ]
 }

@@ -99,15 +99,39 @@ public protocol ServerTransaction: Sendable {
     func children(_ collection: RecordCollection, sermonId: String) async throws -> [(version: RecordVersion, body: [String: JSON])]
     /// Stores the change as the record's current version and appends it to the log; returns its seq.
     func write(_ change: Change) async throws -> Int64
+    /// The body of one version of a record this user's log (or a merge's inputs) holds: a merge's base.
+    func versionBody(_ collection: RecordCollection, id: String, version: RecordVersion) async throws -> [String: JSON]?
+    /// Keeps a pushed version that was merged rather than stored, so that an edit made on it can find it
+    /// as its base.
+    func keepMergedInput(_ change: Change) async throws
     /// Merges `changes` in order, exactly as `SyncService.merge` would one at a time (later changes see
     /// what earlier ones in the batch did); returns each one's verdict. A backend whose statements cost a
     /// network round trip does the batch in a few set-based statements instead of five per change.
-    func mergeBatch(_ changes: [Change]) async throws -> [String]
+    func mergeBatch(_ changes: [Change]) async throws -> [MergeVerdict]
+}
+
+/// What a push did with one change: `applied`, `duplicate`, `superseded`, or `merged` with the record as
+/// stored (a new version, greater than both sides).
+public struct MergeVerdict: Sendable, Equatable {
+    public let status: String
+    public let record: [String: JSON]?
+    public let version: RecordVersion?
+
+    public init(_ status: String, record: [String: JSON]? = nil, version: RecordVersion? = nil) {
+        self.status = status
+        self.record = record
+        self.version = version
+    }
 }
 
 extension ServerTransaction {
-    public func mergeBatch(_ changes: [Change]) async throws -> [String] {
-        var out = [String]()
+    public func mergeBatch(_ changes: [Change]) async throws -> [MergeVerdict] {
+        try await mergeEach(changes)
+    }
+
+    /// One change at a time, each seeing what the ones before it did.
+    public func mergeEach(_ changes: [Change]) async throws -> [MergeVerdict] {
+        var out = [MergeVerdict]()
         out.reserveCapacity(changes.count)
         for change in changes { out.append(try await SyncService.merge(change, in: self)) }
         return out

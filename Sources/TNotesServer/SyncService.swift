@@ -21,10 +21,18 @@ public struct SyncService: Sendable {
         public let opId: String
         public let status: String
         public let error: String?
+        /// For `merged`: the record as stored, and its version.
+        public var record: [String: JSON]? = nil
+        public var version: RecordVersion? = nil
 
         var json: JSON {
             var o: [String: JSON] = ["opId": .string(opId), "status": .string(status)]
             if let error { o["error"] = .string(error) }
+            if let record { o["record"] = .object(record) }
+            if let version {
+                o["updatedAt"] = .string(version.updatedAt)
+                o["deviceId"] = .string(version.deviceId)
+            }
             return .object(o)
         }
     }
@@ -61,7 +69,8 @@ public struct SyncService: Sendable {
                 case .failure(let e):
                     results.append(PushResult(opId: opId, status: "rejected", error: "\(e.field): \(e.reason)"))
                 case .success:
-                    results.append(PushResult(opId: opId, status: verdicts[next], error: nil))
+                    let v = verdicts[next]
+                    results.append(PushResult(opId: opId, status: v.status, error: nil, record: v.record, version: v.version))
                     next += 1
                 }
             }
@@ -69,15 +78,50 @@ public struct SyncService: Sendable {
         }
     }
 
-    /// The one merge step: "duplicate" for an op id seen before, else the merge rule's verdict.
-    static func merge(_ change: Change, in tx: any ServerTransaction) async throws -> String {
-        if try await tx.opResult(change.opId) != nil { return "duplicate" }
+    /// The one merge step: "duplicate" for an op id seen before; a three-way merge when the change was
+    /// made on a version other than the stored one (contract §6.3); else the plain rule's verdict.
+    static func merge(_ change: Change, in tx: any ServerTransaction) async throws -> MergeVerdict {
+        if try await tx.opResult(change.opId) != nil { return MergeVerdict("duplicate") }
         let existing = try await tx.current(change.collection, id: change.id)
+        if let base = change.base, let existing, !change.collection.isAppendOnly, change.collection != .conflicts,
+           existing.version != base, existing.version != change.version,
+           let baseBody = try await tx.versionBody(change.collection, id: change.id, version: base)
+        {
+            return try await threeWay(change, base: baseBody, existing: existing, in: tx)
+        }
         let outcome = MergeRule.decide(existing: existing?.version, incoming: change.version,
                                        appendOnly: change.collection.isAppendOnly)
         if outcome == .applied { _ = try await tx.write(change) }
         try await tx.recordOp(change.opId, result: outcome.rawValue)
-        return outcome.rawValue
+        return MergeVerdict(outcome.rawValue)
+    }
+
+    /// Two devices changed the record from one base: store the merge of both as a new version greater
+    /// than either (every device adopts it), keep the pushed version (an edit made on it finds its base),
+    /// and make a `conflicts` record for each passage both changed.
+    static func threeWay(_ change: Change, base: [String: JSON], existing: (version: RecordVersion, body: [String: JSON]),
+                         in tx: any ServerTransaction) async throws -> MergeVerdict {
+        let version = RecordMerge.mergedVersion(current: existing.version, incoming: change.version)
+        let outcome = RecordMerge.merge(change.collection, base: base, current: existing.body, currentVersion: existing.version,
+                                        incoming: change.record, incomingVersion: change.version, updatedAt: version.updatedAt)
+        let merged = Change(opId: change.opId, collection: change.collection, id: change.id,
+                            op: outcome.record.deletedAt == nil ? .upsert : .delete, updatedAt: version.updatedAt,
+                            deviceId: version.deviceId, record: outcome.record)
+        try await tx.keepMergedInput(change)
+        _ = try await tx.write(merged)
+        for c in outcome.conflicts {
+            let sermonId = change.collection == .sermons ? change.id : (outcome.record.sermonId ?? change.id)
+            let record: [String: JSON] = [
+                "id": .string(Identifier.make()), "collection": .string(change.collection.rawValue), "recordId": .string(change.id),
+                "sermonId": .string(sermonId), "field": .string(c.field), "base": .string(c.base), "local": .string(c.local),
+                "remote": .string(c.remote), "merged": .string(c.merged), "state": "open", "createdAt": .string(version.updatedAt),
+                "resolvedAt": .null, "updatedAt": .string(version.updatedAt), "deletedAt": .null,
+            ]
+            _ = try await tx.write(Change(opId: "server:" + Identifier.make(), collection: .conflicts, id: record.recordId,
+                                          op: .upsert, updatedAt: version.updatedAt, deviceId: version.deviceId, record: record))
+        }
+        try await tx.recordOp(change.opId, result: "merged")
+        return MergeVerdict("merged", record: outcome.record, version: version)
     }
 
     /// Server-made versions (legacy endpoints): stamped by the server clock, merged like any other.
@@ -87,7 +131,7 @@ public struct SyncService: Sendable {
         for (collection, record, op) in items {
             let change = Change(opId: "server:" + Identifier.make(), collection: collection, id: record.recordId, op: op,
                                 updatedAt: record.updatedAt, deviceId: LegacyAPI.deviceId, record: record)
-            _ = try await Self.merge(change, in: tx)
+            _ = try await Self.merge(change, in: tx)  // no base: the plain rule
         }
     }
 

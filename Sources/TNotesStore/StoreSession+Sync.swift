@@ -30,6 +30,8 @@ extension StoreSession {
     public enum PushOutcome: Sendable, Equatable {
         case applied, duplicate, superseded
         case rejected(String)
+        /// The server merged the change with a concurrent edit: the record as stored there, a new version.
+        case merged(Change)
     }
 
     /// Settles one pushed outbox entry. Accepted → the entry goes, and the record becomes `synced` unless a
@@ -37,6 +39,13 @@ extension StoreSession {
     /// rejected → the entry stays, marked failed with the reason, and no longer blocks the queue.
     public func settle(_ entry: QueuedChange, outcome: PushOutcome) throws {
         switch outcome {
+        case .merged(let stored):
+            if let state = try db.query("DELETE FROM outbox WHERE seq = ? RETURNING state", [.int(entry.seq)]).first?[0].string {
+                if state == "failed" { outboxDelta.failed -= 1 } else { outboxDelta.queued -= 1 }
+            }
+            // The merge is newer than both sides: it replaces this device's version (kept in history), unless a
+            // later local edit is already queued on top, which will itself be merged with it.
+            try apply(stored, origin: .remote, reason: .merge)
         case .applied, .duplicate, .superseded:
             if let state = try db.query("DELETE FROM outbox WHERE seq = ? RETURNING state", [.int(entry.seq)]).first?[0].string {
                 if state == "failed" { outboxDelta.failed -= 1 } else { outboxDelta.queued -= 1 }

@@ -31,6 +31,12 @@ public final class StoreSession {
         return try rows.first.map { try decode(collection, $0) }
     }
 
+    /// Every live record of a collection (for small collections: conflicts).
+    public func live(_ collection: RecordCollection) throws -> [StoredRecord] {
+        try db.query("SELECT body, device_id, sync_state FROM records WHERE collection = ? AND deleted_at IS NULL",
+                     [.text(collection.rawValue)]).map { try decode(collection, $0) }
+    }
+
     /// Live children of a sermon in one collection (tombstones left out unless asked for).
     public func children(_ collection: RecordCollection, sermonId: String, includeDeleted: Bool = false) throws
         -> [StoredRecord]
@@ -125,7 +131,8 @@ public final class StoreSession {
     /// Merges one version of one record by `(updatedAt, deviceId)`. Remote versions advance the clock and
     /// never enqueue anything; local versions enqueue their Change. Returns what the merge decided.
     @discardableResult
-    public func apply(_ change: Change, origin: RecordChange.Origin, reason: HistoryReason? = nil) throws -> MergeOutcome {
+    public func apply(_ incoming: Change, origin: RecordChange.Origin, reason: HistoryReason? = nil) throws -> MergeOutcome {
+        var change = incoming
         if origin == .remote { store.receive(change.updatedAt) }
         let existing = try db.query(
             "SELECT updated_at, device_id FROM records WHERE collection = ? AND id = ?",
@@ -135,6 +142,9 @@ public final class StoreSession {
                                        appendOnly: change.collection.isAppendOnly)
         guard outcome == .applied else { return outcome }
 
+        // A local edit carries the version it was made on, so that the server can merge it with a
+        // concurrent edit of another device instead of letting one of them win (contract §6.3).
+        if origin == .local, let existing, !change.collection.isAppendOnly { change.base = existing }
         if existing != nil {
             // The version being replaced goes to the history, copied inside SQLite (no body through Swift).
             let why = reason ?? (origin == .remote ? .remote : change.op == .delete ? .delete : .edit)

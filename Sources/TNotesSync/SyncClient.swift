@@ -114,11 +114,23 @@ public struct SyncClient: Sendable {
             case "duplicate": out[opId] = .duplicate
             case "superseded": out[opId] = .superseded
             case "rejected": out[opId] = .rejected(item["error"]?.stringValue ?? "rejected by the server")
+            case "merged":
+                guard let change = Self.mergedChange(item, sent: changes.first { $0.opId == opId }) else { continue }
+                out[opId] = .merged(change)
             default: continue
             }
         }
         answer.outcomes = out
         return answer
+    }
+
+    /// The stored version a `merged` result carries, as a change this device applies.
+    static func mergedChange(_ item: JSON, sent: StoreSession.QueuedChange?) -> Change? {
+        guard let sent, let collection = RecordCollection(rawValue: sent.collection), case .object(let record)? = item["record"],
+              let updatedAt = item["updatedAt"]?.stringValue, let deviceId = item["deviceId"]?.stringValue else { return nil }
+        let change = Change(opId: "", collection: collection, id: sent.recordId, op: record.deletedAt == nil ? .upsert : .delete,
+                            updatedAt: updatedAt, deviceId: deviceId, record: record)
+        return (try? change.validate()) == nil ? nil : change
     }
 
     public struct PullPage: Sendable {

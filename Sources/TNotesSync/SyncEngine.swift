@@ -360,7 +360,9 @@ public actor SyncEngine {
                 try await store.write { s in
                     for e in sent { if let o = results[e.opId] { try s.settle(e, outcome: o) } }
                     // Everything between the two cursors is this batch: skip it if we were right before it.
-                    if !epochChanged, let before = answer.previousCursor, let after = answer.cursor, try s.pullCursor() == before {
+                    // A merge also logged records this device does not hold (conflicts): pull the range instead.
+                    let merged = results.values.contains { if case .merged = $0 { return true } else { return false } }
+                    if !epochChanged, !merged, let before = answer.previousCursor, let after = answer.cursor, try s.pullCursor() == before {
                         try s.setPullCursor(after)
                     }
                 }
@@ -372,7 +374,7 @@ public actor SyncEngine {
             }
             for e in sent {
                 switch results[e.opId] {
-                case .applied?, .duplicate?: report.pushed += 1
+                case .applied?, .duplicate?, .merged?: report.pushed += 1
                 case .superseded?: report.conflicts += 1
                 case .rejected(let why)?:
                     report.rejected += 1

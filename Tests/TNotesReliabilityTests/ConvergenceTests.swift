@@ -6,7 +6,9 @@ import TNotesTestSupport
 /// Three devices make random creates, edits, deletes and chat through a proxy that injects resets,
 /// dropped responses (after the server applied the push), 500/503, 429 with Retry-After, latency and
 /// blackholes. Once the faults stop, all three stores and the server hold the same live records
-/// (compared by digest) and no acknowledged write is lost.
+/// (compared by digest) and no acknowledged write is lost. Devices also edit each other's notes, so the same
+/// records are edited concurrently (contract §6.3): every word of every acknowledged edit is then in the
+/// final records or in some device's history.
 ///
 /// CI: 150 operations. Long mode: `TNOTES_RELIABILITY_OPS=3000 swift test --filter Convergence`.
 @Suite("reliability: convergence under faults", .serialized)
@@ -23,6 +25,8 @@ struct ConvergenceTests {
         var sermons = [[String]](repeating: [], count: 3)   // ids each device knows it made
         var notes = [[String]](repeating: [], count: 3)
         var acknowledgedChat = Set<String>()
+        var allNotes = [String]()                              // every device's notes: edits cross devices
+        var acknowledgedEdits = [(note: String, word: String)]()
         var faultsSeen = Set<String>()
         let faults: [FaultProxy.Fault] = [.reset, .dropResponse, .respond(status: 500), .respond(status: 503),
                                           .respond(status: 429, retryAfter: 1), .blackhole, .passThrough, .passThrough]
@@ -44,11 +48,16 @@ struct ConvergenceTests {
                 guard let sid = sermons[d].last else { continue }
                 if let n = try? c.call("note.add", ["sermonId": .string(sid), "text": .string("n\(op)"), "timestamp": .int(Int64(op))]) {
                     notes[d].append(n["id"]!.stringValue!)
+                    allNotes.append(n["id"]!.stringValue!)
                 }
             case 5, 6:
-                guard !notes[d].isEmpty else { continue }
-                let id = notes[d][Int(rng.next() % UInt64(notes[d].count))]
-                _ = try? c.call("note.update", ["id": .string(id), "text": .string("edit \(op)")])
+                // Any device's note (one this device has not pulled yet answers -32001 and is skipped).
+                guard !allNotes.isEmpty else { continue }
+                let id = allNotes[Int(rng.next() % UInt64(allNotes.count))]
+                let word = "edit\(op)"
+                if (try? c.call("note.update", ["id": .string(id), "text": .string("\(word) by \(d)")])) != nil {
+                    acknowledgedEdits.append((id, word))
+                }
             case 7:
                 guard let sid = sermons[d].randomElement(using: &rng) else { continue }
                 _ = try? c.call("sermon.update", ["id": .string(sid), "title": .string("t\(op)")])
@@ -87,6 +96,25 @@ struct ConvergenceTests {
         // No acknowledged chat message is lost anywhere.
         let chatIds = Set(digests[0].keys.filter { $0.hasPrefix("chatMessages/") }.map { String($0.dropFirst("chatMessages/".count)) })
         #expect(acknowledgedChat.isSubset(of: chatIds))
+        // No acknowledged word is lost: each edit's word is in the final note or in some device's history.
+        var texts = [String: [String]]()
+        for (id, _) in acknowledgedEdits where texts[id] == nil {
+            var seen = [String]()
+            if let final = digests[0]["notes/\(id)"] { seen.append(final) }
+            for c in clients {
+                let h = try c.call("history.list", ["collection": "notes", "id": .string(id), "limit": 1000])
+                seen += h["items"]?.arrayValue?.compactMap { $0["record"]?["text"]?.stringValue } ?? []
+            }
+            texts[id] = seen
+        }
+        // Every device lists the same conflicts.
+        let conflictSets = try clients.map { c in Set(try c.call("conflicts.list").arrayValue?.compactMap { $0["id"]?.stringValue } ?? []) }
+        #expect(conflictSets[0] == conflictSets[1] && conflictSets[1] == conflictSets[2], "devices list different conflicts")
+        let lost = acknowledgedEdits.filter { e in !(texts[e.note] ?? []).contains { $0.contains(e.word) } }
+        print("convergence: acknowledged edits: \(acknowledgedEdits.count), open conflicts: "
+              + "\(try clients[0].call("conflicts.list", ["state": "open"]).arrayValue?.count ?? 0), words lost: \(lost.count)")
+        #expect(lost.isEmpty, "acknowledged edits lost: \(lost.prefix(5))")
+        #expect(acknowledgedEdits.count >= 10, "too few edits to mean anything")
     }
 
     /// collection/id → canonical record text, for every record a device holds (tombstones included).
@@ -119,6 +147,8 @@ struct ConvergenceTests {
         }
         var out = [String: String]()
         for (key, record) in latest {
+            // Conflicts are not part of a sermon's view (they are compared through conflicts.list).
+            if key.hasPrefix("conflicts/") { continue }
             if !key.hasPrefix("sermons/") && !(record["deletedAt"]?.isNull ?? true) { continue }
             out[key] = strip(record)
         }

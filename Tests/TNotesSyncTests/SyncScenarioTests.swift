@@ -69,7 +69,7 @@ struct SyncScenarioTests {
         }
     }
 
-    @Test("concurrent offline edits of one sermon and one note converge on the later edit on A, B and the server")
+    @Test("concurrent offline edits of one sermon and one note converge on A, B and the server, keeping both edits")
     func concurrentEditsConverge() throws {
         let rig = try SyncRig(proxied: [0, 1])
         defer { rig.stop() }
@@ -99,9 +99,13 @@ struct SyncScenarioTests {
             let onA = try ca.call("sermon.get", ["id": .string(id)])
             let onB = try cb.call("sermon.get", ["id": .string(id)])
             #expect(onA.removing("syncState") == onB.removing("syncState"), "\(onA.text)\n\(onB.text)")
-            // B's edits were made later (HLC from the same wall clock), so they win: (updatedAt, deviceId) ordering.
-            #expect(onA["title"] == "Title from B")
-            #expect(onA["notes"]?.arrayValue?.first?["text"] == "note from B")
+            // Both changed the same word from one base: no words are lost (contract §6.3). The merged text
+            // keeps both versions of the passage, the lesser version (A's, made first) first, and a conflict
+            // is open for each field. (Before base-aware merging, B's later edit silently replaced A's.)
+            #expect(onA["title"] == "Title from [[A || B]]")
+            #expect(onA["notes"]?.arrayValue?.first?["text"] == "note from [[A || B]]")
+            #expect(try ca.call("conflicts.list", ["state": "open"]).arrayValue?.count == 2)
+            #expect(try cb.call("conflicts.list", ["state": "open"]).arrayValue?.count == 2)
             #expect(onA["syncState"] == "synced")
             #expect(onB["syncState"] == "synced")
 
@@ -109,7 +113,7 @@ struct SyncScenarioTests {
             #expect(serverSermon["title"] == onA["title"])
             #expect(serverSermon["updatedAt"] == onA["updatedAt"])
             let serverNote = try #require(try rig.serverRecord(noteId))
-            #expect(serverNote["text"] == "note from B")
+            #expect(serverNote["text"] == "note from [[A || B]]")
             #expect(serverNote["updatedAt"] == onA["notes"]?.arrayValue?.first?["updatedAt"])
             #expect(try ca.call("sync.pending") == [])
             #expect(try cb.call("sync.pending") == [])

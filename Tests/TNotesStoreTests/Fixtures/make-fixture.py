@@ -9,6 +9,10 @@ EXTRA_ROWS = {
     2: lambda db: db.execute(
         "INSERT INTO audio_files(sermon_id,path,sha256,size_bytes,local_available,uploaded,updated_at) VALUES (?,?,?,?,?,?,?)",
         (sid(db), '/var/lib/tnotes/audio/%s.m4a' % sid(db), 'ab' * 32, 5242880, 1, 0, '2025-11-06T12:00:00.000Z')),
+    4: lambda db: db.execute(
+        "INSERT INTO history(collection,id,updated_at,device_id,body,replaced_at,reason) "
+        "SELECT collection,id,'2025-11-01T09:00:00.000Z',device_id,body,'2025-11-06T12:00:00.000Z','edit' "
+        "FROM records WHERE collection='notes' LIMIT 2"),
 }
 
 def sid(db):

@@ -1,0 +1,86 @@
+import ArgumentParser
+import TNotesClient
+import TNotesCore
+
+struct ConflictsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "conflicts",
+        abstract: "Passages two devices changed differently, and resolving them.",
+        discussion: """
+            When two devices change the same words of a note, a title, a transcript or a summary before they \
+            sync, nothing is dropped: the text keeps both versions of the passage as [[first || second]], and \
+            a conflict is listed here on every device until one resolves it.
+
+            Example:
+              tnotes conflicts
+              tnotes conflicts resolve $CONFLICT --value "The corrected sentence."
+            """,
+        subcommands: [List.self, Resolve.self],
+        defaultSubcommand: List.self)
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List conflicts, newest first (open ones unless --all).",
+            discussion: """
+                Example:
+                  tnotes conflicts
+                  tnotes conflicts list --all --json
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @Flag(name: .long, help: "Resolved ones too.") var all = false
+
+        func run() throws {
+            let params: JSON = all ? [:] : ["state": "open"]
+            try Session(global).run("conflicts.list", params) { r in
+                let items = r.arrayValue ?? []
+                if items.isEmpty { return all ? "no conflicts" : "no open conflicts" }
+                var lines = [String]()
+                for c in items {
+                    let kind = String((c["collection"]?.stringValue ?? "record").dropLast())
+                    lines.append("\(c["id"]?.stringValue ?? "?")  \(c["state"]?.stringValue ?? "?")  \(kind) "
+                                 + "\(c["recordId"]?.stringValue ?? "?") · \(c["field"]?.stringValue ?? "?")")
+                    lines.append("    this device: \(Self.line(c["local"]))")
+                    lines.append("    other:       \(Self.line(c["remote"]))")
+                    lines.append("    now:         \(Self.line(c["merged"]))")
+                }
+                return lines.joined(separator: "\n")
+            }
+        }
+
+        static func line(_ v: JSON?) -> String {
+            let s = (v?.stringValue ?? "").split(whereSeparator: \.isNewline).joined(separator: " ")
+            return s.count > 100 ? String(s.prefix(99)) + "…" : s
+        }
+    }
+
+    struct Resolve: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set the conflicted text and close the conflict on every device.",
+            discussion: """
+                Give the text with --value, or in a file with --file (- for standard input).
+
+                Example:
+                  tnotes conflicts resolve $CONFLICT --value "one two three"
+                  tnotes conflicts resolve $CONFLICT --file fixed.txt
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: ArgumentHelp("The conflict's id.", valueName: "id"), transform: Values.id) var id: String
+        @Option(name: .long, help: "The text to keep.") var value: String?
+        @Option(name: .long, help: ArgumentHelp("A file holding the text to keep (- for standard input).", valueName: "path"))
+        var file: String?
+
+        func validate() throws {
+            if (value == nil) == (file == nil) { throw ValidationError("give the text with exactly one of --value or --file") }
+        }
+
+        func run() throws {
+            let text = try value ?? readFileOption(file!)
+            try Session(global).run("conflicts.resolve", ["id": .string(id), "value": .string(text)]) { r in
+                "resolved conflict \(id): \(String((r["collection"]?.stringValue ?? "record").dropLast())) "
+                    + "\(r["recordId"]?.stringValue ?? "?") \(r["field"]?.stringValue ?? "") set"
+            }
+        }
+    }
+}
