@@ -76,6 +76,24 @@ public final class PostgresServer: @unchecked Sendable {
         return "postgres://postgres@127.0.0.1:\(port)/\(name)"
     }
 
+    /// Runs one SQL statement in the database of `url` (made by `makeDatabase`); its output, unaligned.
+    public func sql(_ url: String, _ statement: String) throws -> String {
+        let name = String(url.split(separator: "/").last ?? "")
+        let r = try Self.runAsPostgres("\(bin)/psql", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-d", name,
+                                                       "-t", "-A", "-v", "ON_ERROR_STOP=1", "-c", statement])
+        guard r.status == 0 else { throw HarnessError("psql failed: \(r.stderr)") }
+        return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Drops the database of `url` and creates it again, empty, under the same URL (nothing may be connected).
+    public func recreateDatabase(_ url: String) throws {
+        let name = String(url.split(separator: "/").last ?? "")
+        for statement in ["DROP DATABASE \(name) WITH (FORCE)", "CREATE DATABASE \(name)"] {
+            let r = try Self.runAsPostgres("\(bin)/psql", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-c", statement])
+            guard r.status == 0 else { throw HarnessError("\(statement) failed: \(r.stderr)") }
+        }
+    }
+
     func stop() {
         _ = try? Self.runAsPostgres("\(bin)/pg_ctl", ["-D", "\(dir)/data", "-m", "immediate", "stop"])
         try? FileManager.default.removeItem(atPath: dir)

@@ -49,9 +49,9 @@ struct SyncHistoryTests {
         #expect(try c.call("sermon.get", ["id": .string(sid)])["notes"]?.arrayValue?.map { $0["text"] } == ["v1"])
     }
 
-    @Test("a version replaced by a pulled one is kept as remote; restoring it on B syncs to A")
-    func remoteHistoryAndRestoreSyncs() throws {
-        let rig = try SyncRig()
+    @Test("a version replaced by a pulled one is kept as remote; restoring it on B syncs to A", arguments: Backend.allCases)
+    func remoteHistoryAndRestoreSyncs(backend: Backend) throws {
+        let rig = try SyncRig(server: try backend.makeServer())
         defer { rig.stop() }
         try rig.withLogs {
             let ca = try rig.rpc(0), cb = try rig.rpc(1)

@@ -15,7 +15,15 @@ struct SyncResetGuardTests {
 
     /// Replaces the server's database by a new, empty one (a new epoch) in which the same user's token is
     /// valid: what an operator who lost the database and re-created the user (with the old token) would have.
-    static func replaceDatabase(of server: ServerProcess) throws {
+    static func replaceDatabase(of server: ServerProcess, backend: Backend) throws {
+        if backend == .postgres {
+            let pg = try PostgresServer.shared.get()
+            let hash = try pg.sql(server.database, "SELECT token_hash FROM users WHERE name = 'alice'")
+            try pg.recreateDatabase(server.database)
+            _ = try server.addUser("alice")
+            _ = try pg.sql(server.database, "UPDATE users SET token_hash = '\(hash)' WHERE name = 'alice'")
+            return
+        }
         let dbPath = server.database.replacingOccurrences(of: "sqlite://", with: "")
         let old = try SQLiteConnection(path: dbPath, create: false)
         let hash = try old.scalar("SELECT token_hash FROM users WHERE name = 'alice'").string ?? ""
@@ -25,9 +33,10 @@ struct SyncResetGuardTests {
         try fresh.run("UPDATE users SET token_hash = ? WHERE name = 'alice'", [.text(hash)])
     }
 
-    @Test("the server's database replaced by an empty one: no device loses anything, the server gets everything back once")
-    func replacedServerDatabase() throws {
-        let rig = try SyncRig()
+    @Test("the server's database replaced by an empty one: no device loses anything, the server gets everything back once",
+          arguments: Backend.allCases)
+    func replacedServerDatabase(backend: Backend) throws {
+        let rig = try SyncRig(server: try backend.makeServer())
         defer { rig.stop() }
         try rig.withLogs {
             let ca = try rig.rpc(0), cb = try rig.rpc(1)
@@ -39,7 +48,7 @@ struct SyncResetGuardTests {
 
             let port = rig.server.port
             rig.server.stop()
-            try Self.replaceDatabase(of: rig.server)
+            try Self.replaceDatabase(of: rig.server, backend: backend)
             try rig.server.start(port: port)
             #expect(try rig.serverChanges().isEmpty, "the new server database is not empty")
 
@@ -53,9 +62,10 @@ struct SyncResetGuardTests {
         }
     }
 
-    @Test("a pull that would delete more than half of the records is held, reported, and runs after sync.confirm")
-    func massDeleteHeld() throws {
-        let rig = try SyncRig()
+    @Test("a pull that would delete more than half of the records is held, reported, and runs after sync.confirm",
+          arguments: Backend.allCases)
+    func massDeleteHeld(backend: Backend) throws {
+        let rig = try SyncRig(server: try backend.makeServer())
         defer { rig.stop() }
         try rig.withLogs {
             let ca = try rig.rpc(0), cb = try rig.rpc(1)
