@@ -15,6 +15,19 @@ struct SyncInstancesTests {
         return second
     }
 
+    /// Two running instances on one new PostgreSQL database, and a user's token.
+    static func twoInstances() throws -> (ServerProcess, ServerProcess, String) {
+        let first = try Backend.postgres.makeServer()
+        let token = try first.addUser("alice")
+        try first.start()
+        do {
+            return (first, try secondInstance(of: first), token)
+        } catch {
+            first.stop()
+            throw error
+        }
+    }
+
     @Test("A on instance 1 and B on instance 2: realtime delivery, and a killed instance loses nothing")
     func realtimeAcrossInstances() throws {
         let first = try Backend.postgres.makeServer()
@@ -58,12 +71,8 @@ struct SyncInstancesTests {
 
     @Test("acknowledged pushes survive kill -9 of the instance that acknowledged them, either way round")
     func acknowledgedPushesSurviveKill() throws {
-        let first = try Backend.postgres.makeServer()
-        let token = try first.addUser("alice")
-        try first.start()
-        defer { first.stop() }
-        let second = try Self.secondInstance(of: first)
-        defer { second.stop() }
+        let (first, second, token) = try Self.twoInstances()
+        defer { first.stop(); second.stop() }
         for (writer, reader) in [(first, second), (second, first)] {
             let sids = (0..<50).map { _ in Wire.id() }
             let answer = try writer.client(token).push(sids.map { Wire.change(.sermons, Wire.sermon($0)) })
@@ -78,12 +87,8 @@ struct SyncInstancesTests {
 
     @Test("audio uploaded through instance 1 downloads through instance 2 (sha256, Range), then is replaced")
     func audioAcrossInstances() throws {
-        let first = try Backend.postgres.makeServer()
-        let token = try first.addUser("alice")
-        try first.start()
-        defer { first.stop() }
-        let second = try Self.secondInstance(of: first)
-        defer { second.stop() }
+        let (first, second, token) = try Self.twoInstances()
+        defer { first.stop(); second.stop() }
         let one = first.client(token), two = second.client(token)
         let sid = Wire.id()
         // Over three 1 MiB chunks, so ranges cross chunk boundaries.
