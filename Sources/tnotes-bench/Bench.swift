@@ -59,7 +59,7 @@ struct Bench {
         say("\nJSON written to \(out)")
         // Every figure must have been measured (a speed is never pass/fail here; a missing figure is).
         let bad = report.figures.filter { !$0.value.isFinite || $0.value <= 0 || ($0.baseline.map { !$0.isFinite || $0 <= 0 } ?? false) }
-        let expected = 2 + (postgres == nil ? 3 : 9) + 2 + scales.count * (8 + 5 * (postgres == nil ? 1 : 2)) + (scales.contains(1) ? (postgres == nil ? 1 : 2) : 0)
+        let expected = 3 + (postgres == nil ? 3 : 9) + 2 + scales.count * (8 + 5 * (postgres == nil ? 1 : 2)) + (scales.contains(1) ? (postgres == nil ? 1 : 2) : 0)
         if !bad.isEmpty || (only == nil && report.figures.count != expected) {
             say("missing or invalid figures: \(bad.map(\.name)); \(report.figures.count) of \(expected) produced")
             exit(1)
@@ -105,6 +105,7 @@ struct Bench {
         defer { daemon.stop() }
         try Wait.forSocket("\(d)/s.sock")
         let (oneRate, eightRate) = try noteAddRates(socket: "\(d)/s.sock", count: count)
+        let updateRate = try noteUpdateRate(socket: "\(d)/s.sock", count: count)
         let rawAfter = try rawSQLiteWrites(count: count, path: "\(d)/raw-after.sqlite")
         let rawRate = (Double(count) / rawBefore + Double(count) / rawAfter) / 2
         return [
@@ -112,7 +113,23 @@ struct Bench {
                    baselineName: Self.rawWriteBaseline, target: "≥ 50 % of raw", higherIsBetter: true),
             Figure(name: "durable note.add, 8 clients", value: eightRate, unit: "writes/s", baseline: rawRate,
                    baselineName: Self.rawWriteBaseline, target: "≥ 50 % of raw", higherIsBetter: true),
+            // An update replaces a version, so it also writes that version to the history (contract §6.3): the
+            // difference to note.add, which replaces nothing, is what the history costs.
+            Figure(name: "durable note.update (history insert included), 1 client", value: updateRate, unit: "writes/s",
+                   baseline: oneRate, baselineName: "durable note.add, 1 client (no history insert)", target: nil,
+                   higherIsBetter: true),
         ]
+    }
+
+    /// `note.update` per second, one client, each replacing the version before it (one history row each).
+    func noteUpdateRate(socket: String, count: Int) throws -> Double {
+        let c = try LineSocket(path: socket)
+        let sid = try c.call("sermon.create", ["title": "bench updates"])["id"]!
+        let id = try c.call("note.add", ["sermonId": sid, "text": "v0", "timestamp": 0])["id"]!
+        let t = try timed {
+            for i in 0..<count { _ = try c.call("note.update", ["id": id, "text": .string("version \(i)")]) }
+        }
+        return Double(count) / t
     }
 
     /// `note.add` per second through the daemon at `socket`: one client in turn, then 8 at once.

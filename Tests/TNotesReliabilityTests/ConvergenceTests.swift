@@ -15,9 +15,10 @@ import TNotesTestSupport
 struct ConvergenceTests {
     static var operations: Int { Int(ProcessInfo.processInfo.environment["TNOTES_RELIABILITY_OPS"] ?? "") ?? 150 }
 
-    @Test("three devices converge after random operations under injected faults")
-    func converge() throws {
-        let rig = try SyncRig(devices: 3, proxied: [0, 1, 2], interval: 1, backoffBase: 0.05, backoffMax: 0.5)
+    @Test("three devices converge after random operations under injected faults", arguments: Backend.allCases)
+    func converge(backend: Backend) throws {
+        let rig = try SyncRig(devices: 3, proxied: [0, 1, 2], interval: 1, backoffBase: 0.05, backoffMax: 0.5,
+                              server: try backend.makeServer())
         defer { rig.stop() }
         let proxy = try #require(rig.proxy)
         let clients = try (0..<3).map { try rig.rpc($0) }
@@ -87,7 +88,7 @@ struct ConvergenceTests {
 
         let digests = try (0..<3).map { try Self.digest(clients[$0]) }
         let serverDigest = try Self.serverDigest(rig)
-        print("convergence: ops: \(Self.operations), faults injected: \(injected) (\(faultsSeen.sorted().joined(separator: ", "))), "
+        print("convergence (\(backend)): ops: \(Self.operations), faults injected: \(injected) (\(faultsSeen.sorted().joined(separator: ", "))), "
               + "time to converge: \(String(format: "%.1f", converged)) s, records: \(digests[0].count)")
         #expect(digests[0] == digests[1], "device 0 and 1 differ")
         #expect(digests[1] == digests[2], "device 1 and 2 differ")
