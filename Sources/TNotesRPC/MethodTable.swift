@@ -83,6 +83,8 @@ public struct MethodSpec: Sendable {
             throw RPCError.invalidParams(field: "params", reason: "must be an object, not \(other.typeName)")
         }
         for key in input.keys.sorted() where !params.contains(where: { $0.name == key }) {
+            // An empty name cannot name the field itself (found by the RPC fuzzer): the error names `params`.
+            if key.isEmpty { throw RPCError.invalidParams(field: "params", reason: "has a param with an empty name") }
             throw RPCError.invalidParams(field: key, reason: "unknown param")
         }
         var out = [String: JSON]()

@@ -229,6 +229,8 @@ struct RPCProtocolTests {
             // Unknown param.
             try expectInvalidParams(c, "sermon.create", ["title": "x", "bogus": 1], field: "bogus")
             try expectInvalidParams(c, "sermon.get", ["id": .string(sid), "extra": true], field: "extra")
+            // A param with an empty name (found by the RPC fuzzer): the error still names a field.
+            try expectInvalidParams(c, "sermon.list", ["limit": 2, "": true], field: "params")
             // Missing param.
             try expectInvalidParams(c, "sermon.create", [:], field: "title")
             try expectInvalidParams(c, "sermon.get", [:], field: "id")
