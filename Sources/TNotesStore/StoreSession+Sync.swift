@@ -40,16 +40,12 @@ extension StoreSession {
     public func settle(_ entry: QueuedChange, outcome: PushOutcome) throws {
         switch outcome {
         case .merged(let stored):
-            if let state = try db.query("DELETE FROM outbox WHERE seq = ? RETURNING state", [.int(entry.seq)]).first?[0].string {
-                if state == "failed" { outboxDelta.failed -= 1 } else { outboxDelta.queued -= 1 }
-            }
+            try removeFromOutbox(entry)
             // The merge is newer than both sides: it replaces this device's version (kept in history), unless a
             // later local edit is already queued on top, which will itself be merged with it.
             try apply(stored, origin: .remote, reason: .merge)
         case .applied, .duplicate, .superseded:
-            if let state = try db.query("DELETE FROM outbox WHERE seq = ? RETURNING state", [.int(entry.seq)]).first?[0].string {
-                if state == "failed" { outboxDelta.failed -= 1 } else { outboxDelta.queued -= 1 }
-            }
+            try removeFromOutbox(entry)
             let stillQueued = try db.scalar("""
                 SELECT count(*) FROM outbox WHERE collection = ? AND record_id = ? AND state = 'queued'
                 """, [.text(entry.collection), .text(entry.recordId)]).int ?? 0
@@ -67,6 +63,13 @@ extension StoreSession {
             }
             try db.run("UPDATE records SET sync_state = 'error' WHERE collection = ? AND id = ?",
                        [.text(entry.collection), .text(entry.recordId)])
+        }
+    }
+
+    /// Deletes a settled entry, keeping the outbox counts in step.
+    private func removeFromOutbox(_ entry: QueuedChange) throws {
+        if let state = try db.query("DELETE FROM outbox WHERE seq = ? RETURNING state", [.int(entry.seq)]).first?[0].string {
+            if state == "failed" { outboxDelta.failed -= 1 } else { outboxDelta.queued -= 1 }
         }
     }
 

@@ -439,6 +439,7 @@ public actor SyncEngine {
     private func pullAll() async throws -> (applied: Int, held: Int) {
         var pulled = 0
         var deleted = 0
+        var liveAtStart: Int?
         let confirmed = massDeleteConfirmed
         var cursor = try await store.read { s in try s.pullCursor() }
         // Page N+1 is fetched and decoded while page N is applied: the HTTP round trip and the JSON work
@@ -451,34 +452,37 @@ public actor SyncEngine {
             // there); the cursor was cleared, and the page applies as usual.
             _ = try await noteServerEpoch(page.serverEpoch)
             next = page.hasMore ? fetch(after: page.cursor) : nil
-            let outcome: (applied: Int, deleting: Int)?
-            let alreadyDeleted = deleted
+            let alreadyDeleted = deleted, knownLive = liveAtStart
+            let outcome: PageOutcome
             do {
-                outcome = try await store.write { s -> (applied: Int, deleting: Int)? in
+                outcome = try await store.write { s -> PageOutcome in
                     let deletes = page.changes.filter { $0.op == .delete }.map { ($0.collection, $0.id) }
                     let deleting = deletes.isEmpty ? 0 : try s.liveCount(among: deletes)
+                    var live = knownLive
                     if deleting > 0 && !confirmed {
+                        // Live records when this pull began: counted once per pull (a whole-table count).
+                        let atStart = try live ?? (s.liveCount() + alreadyDeleted)
+                        live = atStart
                         let total = alreadyDeleted + deleting
-                        let liveAtStart = try s.liveCount() + alreadyDeleted
-                        if total >= Self.massDeleteFloor && total * 2 > liveAtStart { return nil }
+                        if total >= Self.massDeleteFloor && total * 2 > atStart { return .held(total) }
                     }
                     var applied = 0
                     for change in page.changes where try s.apply(change, origin: .remote) == .applied { applied += 1 }
                     try s.setPullCursor(page.cursor)
-                    return (applied, deleting)
+                    return .applied(applied, deleting: deleting, liveAtStart: live)
                 }
             } catch {
                 next?.cancel()
                 _ = try? await next?.value
                 throw error
             }
-            guard let (applied, deleting) = outcome else {
+            guard case .applied(let applied, let deleting, let live) = outcome else {
                 next?.cancel()
                 _ = try? await next?.value
-                let deletes = page.changes.filter { $0.op == .delete }.map { ($0.collection, $0.id) }
-                let held = alreadyDeleted + (try await store.read { s in try s.liveCount(among: deletes) })
-                return (pulled, held)
+                if case .held(let total) = outcome { return (pulled, total) }
+                return (pulled, 0)
             }
+            liveAtStart = live
             deleted += deleting
             if page.invalid > 0 { logger.warning("skipped invalid pulled changes", metadata: ["count": "\(page.invalid)"]) }
             pulled += applied
@@ -493,6 +497,13 @@ public actor SyncEngine {
         massDeleteConfirmed = true
         trigger(.manual)
         return held
+    }
+
+    /// What applying one pulled page did: applied (with the live records it deleted, and the live count at
+    /// the pull's start once known), or held back with the deletions the pull would make.
+    enum PageOutcome: Sendable {
+        case applied(Int, deleting: Int, liveAtStart: Int?)
+        case held(Int)
     }
 
     /// A pull page with its changes already decoded and validated (invalid ones counted, not applied).
