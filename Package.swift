@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
     ],
     targets: [
         // SQLite from Debian's libsqlite3-dev.
@@ -28,6 +30,9 @@ let package = Package(
 
         // libsystemd (Debian's libsystemd-dev): sd_notify, socket activation.
         .systemLibrary(name: "CSystemd", path: "Sources/CSystemd", providers: [.apt(["libsystemd-dev"])]),
+        // CMU PocketSphinx (Debian's libpocketsphinx-dev, model in pocketsphinx-en-us): offline speech to text.
+        .systemLibrary(name: "CPocketSphinx", path: "Sources/CPocketSphinx", pkgConfig: "pocketsphinx",
+                       providers: [.apt(["libpocketsphinx-dev", "libsphinxbase-dev"])]),
         // libcurl (Debian's libcurl4-openssl-dev) behind a small C shim: curl_easy_setopt is variadic.
         .target(name: "CCurlShim", linkerSettings: [.linkedLibrary("curl")]),
         // Models, record schemas, HLC, merge rule, the one JSON codec.
@@ -73,10 +78,21 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        // Scripture references: book names, abbreviations, written and spoken forms (pure logic, no I/O).
+        .target(name: "TNotesScripture"),
+        // Local processing: the durable job queue's worker, transcription engines (PocketSphinx, a command),
+        // the extractive summariser and the sermon assistant.
+        .target(name: "TNotesProcessing", dependencies: [
+            "TNotesCore", "TNotesStore", "TNotesScripture", "CPocketSphinx", "TNotesLifecycle",
+            .product(name: "Subprocess", package: "swift-subprocess"),
+            .product(name: "SystemPackage", package: "swift-system"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
         // The daemon: config, paths, single-instance lock, record methods, wiring.
         .target(name: "TNotesDaemon", dependencies: [
             "TNotesCore", "TNotesStore", "TNotesRPC", "TNotesSocketServer", "TNotesConfig", "TNotesSync", "CSystemd",
-            "TNotesLifecycle",
+            "TNotesLifecycle", "TNotesProcessing", "TNotesScripture",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -144,6 +160,11 @@ let package = Package(
                     resources: [.copy("Golden")]),
         .testTarget(name: "TNotesReliabilityTests", dependencies: ["TNotesTestSupport", "TNotesCore", "tnotesd", "tnotes-server"]),
         .testTarget(name: "TNotesSyncTests", dependencies: ["TNotesTestSupport", "TNotesCore", "TNotesStore", "TNotesSQLite", "TNotesSync", "tnotesd", "tnotes-server"]),
+        .testTarget(name: "TNotesScriptureTests", dependencies: ["TNotesScripture"]),
+        .testTarget(name: "TNotesProcessingTests", dependencies: [
+            "TNotesProcessing", "TNotesScripture", "TNotesStore", "TNotesTestSupport", "TNotesCore", "tnotesd", "tnotes-server",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "TNotesServerTests", dependencies: ["TNotesTestSupport", "TNotesCore", "tnotes-server"]),
     ]
 )

@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 swift build --build-tests
 # Every imported module is declared in Package.swift (no @_exported re-exports).
 ./scripts/check-imports.py
+# Test-only Python dependency: the scripture reference tests cross-check their parser against pythonbible.
+python3 -c 'import pythonbible' 2>/dev/null || pip install -q pythonbible==0.15.5 || echo "pythonbible could not be installed: its cross-check test will be skipped" >&2
 # One test at a time: integration tests start processes and wait on them; in parallel on a small CI
 # machine their timeouts would measure the load, not the product.
 swift test --skip-build --no-parallel

@@ -88,6 +88,21 @@ public struct TableReader {
         return d
     }
 
+    /// A command line as an array of strings (never a shell string): at least the program.
+    public mutating func argv(_ key: String) throws(ConfigError) -> [String]? {
+        guard let v = value(key) else { return nil }
+        guard v.type == .array, let a = v.array else {
+            throw fail(key, "must be an array of strings (an argv, e.g. [\"whisper-cli\", \"-m\", \"model.bin\"]), not \(v.type)")
+        }
+        var out: [String] = []
+        for i in 0..<a.count {
+            guard a[i].type == .string, let s = a[i].string else { throw fail(key, "element \(i) must be a string") }
+            out.append(s)
+        }
+        guard let first = out.first, !first.isEmpty else { throw fail(key, "must name a program first") }
+        return out
+    }
+
     public mutating func table(_ key: String) throws(ConfigError) -> TOMLTable? {
         guard let v = value(key) else { return nil }
         guard v.type == .table, let t = v.table else { throw fail(key, "must be a table ([\(prefix + key)]), not \(v.type)") }

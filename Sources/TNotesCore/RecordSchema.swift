@@ -10,12 +10,17 @@ public struct RecordSchema: Sendable {
         public let nullable: Bool
         /// Used when the field is absent; nil means the field is required.
         public let defaultValue: JSON?
+        /// Absent stays absent: a field added after records were stored and synced, so that the bodies of
+        /// old records and old clients stay byte for byte what they were (no default is written into them).
+        public let optional: Bool
 
-        public init(_ name: String, _ type: FieldType, nullable: Bool = false, default defaultValue: JSON? = nil) {
+        public init(_ name: String, _ type: FieldType, nullable: Bool = false, default defaultValue: JSON? = nil,
+                    optional: Bool = false) {
             self.name = name
             self.type = type
             self.nullable = nullable
             self.defaultValue = defaultValue
+            self.optional = optional
         }
     }
 
@@ -77,6 +82,9 @@ public struct RecordSchema: Sendable {
         Field("text", .string),
         Field("type", .enumeration(StatusValues.summaryTypes)),
         Field("status", status, default: "complete"),
+        // The engine that wrote it ("builtin", "command"); null when a person set it (contract §6.1: an
+        // automatic summary never replaces a hand-set one).
+        Field("generatedBy", .string, nullable: true, optional: true),
         Field("updatedAt", .time),
         Field("deletedAt", .time, nullable: true, default: .null),
     ])
@@ -121,6 +129,7 @@ public struct RecordSchema: Sendable {
         out.reserveCapacity(fields.count)
         for field in fields {
             guard let v = input[field.name] else {
+                if field.optional { continue }
                 guard let d = field.defaultValue else { throw FieldError(field: name(field.name), reason: "is required") }
                 out[field.name] = d
                 continue

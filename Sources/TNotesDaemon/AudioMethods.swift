@@ -1,4 +1,5 @@
 import TNotesCore
+import TNotesProcessing
 import TNotesRPC
 import TNotesStore
 
@@ -10,9 +11,12 @@ import Glibc
 struct AudioMethods {
     let store: Store
     let importer: AudioImporter
+    /// `[processing] auto_transcribe`: an import queues a transcription in the same transaction.
+    var autoTranscribe = false
+    var worker: ProcessingWorker?
 
     func register(into table: inout MethodTable) {
-        let store = self.store, importer = self.importer
+        let store = self.store, importer = self.importer, autoTranscribe = self.autoTranscribe, worker = self.worker
 
         table.add(MethodSpec("audio.import", summary: "Copy an audio file into the data dir and attach it to a sermon.",
                              params: [
@@ -24,6 +28,7 @@ struct AudioMethods {
             _ = try await store.read { s in try RecordMethods.live(.sermons, sermonId, in: s) }
             let imported = try await importer.importFile(from: try p.requiredString("path"), sermonId: sermonId)
             do {
+                defer { if autoTranscribe { worker?.jobQueued() } }
                 return try await store.write { s in
                     var body = try RecordMethods.live(.sermons, sermonId, in: s).body
                     body["audio"] = ["fileName": .string(imported.fileName), "sizeBytes": .int(imported.sizeBytes),
@@ -32,6 +37,11 @@ struct AudioMethods {
                     let saved = try s.commitLocal(.sermons, record: body, op: .upsert)
                     try s.setAudioFile(AudioFileState(sermonId: sermonId, path: imported.path, sha256: imported.sha256,
                                                       sizeBytes: imported.sizeBytes, localAvailable: true, uploaded: false))
+                    if autoTranscribe {
+                        // New audio: any transcription of the old audio is outdated, so a new one is queued.
+                        _ = try ProcessingMethods.queueTranscription(sermonId: sermonId, in: s, requireAudio: false)
+                        return try RecordViews.sermon(try s.liveRecord(.sermons, sermonId), in: s, withChildren: true)
+                    }
                     return try RecordViews.sermon(saved, in: s, withChildren: true)
                 }
             } catch {

@@ -4,6 +4,7 @@ import NIOPosix
 import ServiceLifecycle
 import TNotesLifecycle
 import TNotesConfig
+import TNotesProcessing
 import TNotesCore
 import TNotesRPC
 import TNotesSocketServer
@@ -91,12 +92,15 @@ public struct Daemon {
     }
 
     /// Every socket method, over one store: what `run` serves.
-    static func methodTable(store: Store, hub: EventHub, info: DaemonInfo, sync: SyncEngine?, audioDirectory: String) -> MethodTable {
+    static func methodTable(store: Store, hub: EventHub, info: DaemonInfo, sync: SyncEngine?, audioDirectory: String,
+                            processing: ProcessingSettings = ProcessingSettings(), worker: ProcessingWorker? = nil) -> MethodTable {
         let discovery = DiscoveryDocument()
         var table = MethodTable(title: "tnotesd", version: TNotesVersion.string)
         SystemMethods(store: store, hub: hub, info: info, discovery: discovery, sync: sync).register(into: &table)
         RecordMethods(store: store).register(into: &table)
-        AudioMethods(store: store, importer: AudioImporter(audioDirectory: audioDirectory)).register(into: &table)
+        AudioMethods(store: store, importer: AudioImporter(audioDirectory: audioDirectory),
+                     autoTranscribe: processing.autoTranscribe, worker: worker).register(into: &table)
+        ProcessingMethods(store: store, worker: worker).register(into: &table)
         HistoryMethods(store: store).register(into: &table)
         ConflictMethods(store: store).register(into: &table)
         discovery.set(table.openRPC(components: DiscoveryDocument.components()))
@@ -155,7 +159,10 @@ public struct Daemon {
         let socketPath = activated.flatMap(SystemdNotifier.socketPath) ?? paths.socketPath
         let info = DaemonInfo(version: TNotesVersion.string, socketPath: socketPath, dataDir: paths.dataDir,
                               startedAtMillis: Timestamp.nowMillis())
-        let table = Self.methodTable(store: store, hub: hub, info: info, sync: sync, audioDirectory: paths.audioDirectory)
+        let worker = ProcessingWorker(store: store, settings: config.processing, scratchDirectory: paths.scratchDirectory,
+                                      logger: logger) { topic, fields in hub.publish(topic: topic, fields) }
+        let table = Self.methodTable(store: store, hub: hub, info: info, sync: sync, audioDirectory: paths.audioDirectory,
+                                     processing: config.processing, worker: worker)
         let dispatcher = Dispatcher(table: table, logger: logger)
 
         // One event loop per core (at most 4): a connection whose answer is large to encode (sermon.list of
@@ -196,6 +203,7 @@ public struct Daemon {
                 await sync.network(usable: usable)
             }))
         }
+        serviceList.append(supervised("processing", worker))
         serviceList.append(supervised("socket-server", server))
         serviceList.append(supervised("systemd", SystemdService(notifier: notifier, store: store, sync: sync)))
         var groupConfiguration = ServiceGroupConfiguration(services: serviceList, gracefulShutdownSignals: [.sigterm, .sigint],

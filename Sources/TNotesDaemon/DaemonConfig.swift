@@ -1,5 +1,6 @@
 import TNotesConfig
 import TNotesCore
+import TNotesProcessing
 import TOMLKit
 
 #if canImport(Glibc)
@@ -16,6 +17,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var sync = SyncConfig()
     /// Replaced versions are kept at least this many days (`[history] keep_days`, contract §6.3).
     public var historyKeepDays = 90
+    /// `[processing]`: transcription, summaries and the assistant (contract §6.1).
+    public var processing = ProcessingSettings()
 
     public struct SyncConfig: Sendable, Equatable {
         /// nil: sync disabled, the daemon stays local-only.
@@ -52,6 +55,9 @@ extension DaemonConfig {
             var h = TableReader(table: history, prefix: "history.", file: file, expandPath: DaemonPaths.expandTilde)
             if let v = try h.int("keep_days", min: 1, max: 36500) { c.historyKeepDays = v }
             try h.finish()
+        }
+        if let table = try r.table("processing") {
+            c.processing = try parseProcessing(table, file: file)
         }
         if let log = try r.table("log") {
             var l = TableReader(table: log, prefix: "log.", file: file, expandPath: DaemonPaths.expandTilde)
@@ -90,7 +96,50 @@ extension DaemonConfig {
             }
         }
         try r.finish()
+        // Retries of jobs follow the sync backoff policy.
+        c.processing.backoff = BackoffPolicy(base: c.sync.backoffBase, factor: 2, max: c.sync.backoffMax)
         return c
+    }
+
+    static func parseProcessing(_ table: TOMLTable, file: String) throws(ConfigError) -> ProcessingSettings {
+        var p = ProcessingSettings()
+        var r = TableReader(table: table, prefix: "processing.", file: file, expandPath: DaemonPaths.expandTilde)
+        if let v = try r.bool("auto_transcribe") { p.autoTranscribe = v }
+        if let v = try r.bool("auto_summarize") { p.autoSummarize = v }
+        if let v = try r.string("auto_summary_type") {
+            guard StatusValues.summaryTypes.contains(v) else {
+                throw r.fail("auto_summary_type", "must be one of \(StatusValues.summaryTypes.joined(separator: ", ")) (got \"\(v)\")")
+            }
+            p.autoSummaryType = v
+        }
+        if let v = try r.string("transcriber") {
+            switch v {
+            case "pocketsphinx": p.transcriber = .builtin
+            case "command": p.transcriber = .command
+            default: throw r.fail("transcriber", "must be \"pocketsphinx\" or \"command\" (got \"\(v)\")")
+            }
+        }
+        if let v = try r.argv("transcribe_command") { p.transcribeCommand = v }
+        if let v = try r.string("summarizer") {
+            guard let e = ProcessingSettings.Engine(rawValue: v) else {
+                throw r.fail("summarizer", "must be \"builtin\" or \"command\" (got \"\(v)\")")
+            }
+            p.summarizer = e
+        }
+        if let v = try r.argv("summarize_command") { p.summarizeCommand = v }
+        if let v = try r.argv("chat_command") { p.chatCommand = v }
+        if let v = try r.seconds("timeout", min: 1) { p.timeout = v }
+        if let v = try r.int("max_attempts", min: 1, max: 100) { p.maxAttempts = v }
+        if let v = try r.int("workers", min: 1, max: 16) { p.workers = v }
+        if let v = try r.path("model_dir") { p.modelDirectory = v }
+        try r.finish()
+        if p.transcriber == .command && p.transcribeCommand.isEmpty {
+            throw ConfigError(file: file, key: "processing.transcribe_command", problem: "is required when transcriber = \"command\"")
+        }
+        if p.summarizer == .command && p.summarizeCommand.isEmpty {
+            throw ConfigError(file: file, key: "processing.summarize_command", problem: "is required when summarizer = \"command\"")
+        }
+        return p
     }
 }
 

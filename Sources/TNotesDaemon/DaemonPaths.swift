@@ -15,6 +15,8 @@ public struct DaemonPaths: Sendable, Equatable {
     public var databasePath: String { "\(dataDir)/tnotes.sqlite" }
     public var backupDirectory: String { "\(dataDir)/backups" }
     public var audioDirectory: String { "\(dataDir)/audio" }
+    /// Input files of command engines while a job runs (private to the daemon's user; emptied by each job).
+    public var scratchDirectory: String { "\(dataDir)/tmp" }
     public var lockPath: String { "\(dataDir)/tnotesd.lock" }
 
     public struct Overrides: Sendable {

@@ -155,18 +155,8 @@ struct RecordMethods {
             ParamSpec("segments", .segments, "[{start, end, text, speaker?}] — a JSON array, never a string"),
         ], result: ["$ref": "#/components/schemas/Transcript"]) { p, _ in
             try await store.write { s in
-                let sermon = try Self.live(.sermons, try p.requiredString("sermonId"), in: s)
-                let existing = RecordViews.newest(try s.children(.transcripts, sermonId: sermon.id))
-                let id = existing?.id ?? Identifier.derived(from: sermon.id, kind: "transcript")
-                let status = p["status"] ?? "complete"
-                let record: [String: JSON] = [
-                    "id": .string(id), "sermonId": .string(sermon.id), "text": try p.required("text"),
-                    "status": status, "segments": p["segments"] ?? .array([]),
-                    "updatedAt": .string(s.stamp()), "deletedAt": .null,
-                ]
-                let saved = try s.commitLocal(.transcripts, record: record, op: .upsert)
-                try Self.follow(sermon, key: "transcriptionStatus", status: status, in: s)
-                return .object(saved.body)
+                .object(try s.setTranscript(sermonId: try p.requiredString("sermonId"), text: try p.required("text"),
+                                            status: p["status"] ?? "complete", segments: p["segments"] ?? .array([])).body)
             }
         })
 
@@ -178,18 +168,10 @@ struct RecordMethods {
             ParamSpec("status", Self.status),
         ], result: ["$ref": "#/components/schemas/Summary"]) { p, _ in
             try await store.write { s in
-                let sermon = try Self.live(.sermons, try p.requiredString("sermonId"), in: s)
-                let existing = RecordViews.newest(try s.children(.summaries, sermonId: sermon.id))
-                let id = existing?.id ?? Identifier.derived(from: sermon.id, kind: "summary")
-                let status = p["status"] ?? "complete"
-                let record: [String: JSON] = [
-                    "id": .string(id), "sermonId": .string(sermon.id), "title": try p.required("title"), "text": try p.required("text"),
-                    "type": try p.required("type"), "status": status, "updatedAt": .string(s.stamp()),
-                    "deletedAt": .null,
-                ]
-                let saved = try s.commitLocal(.summaries, record: record, op: .upsert)
-                try Self.follow(sermon, key: "summaryStatus", status: status, in: s)
-                return .object(saved.body)
+                // Set by a person: automatic summaries leave it alone (only summary.generate replaces it).
+                .object(try s.setSummary(sermonId: try p.requiredString("sermonId"), title: try p.required("title"),
+                                         text: try p.required("text"), type: try p.required("type"),
+                                         status: p["status"] ?? "complete", generatedBy: nil).body)
             }
         })
 
@@ -227,19 +209,7 @@ struct RecordMethods {
 
     /// The record, which must exist and not be a tombstone (a tombstone is gone for writes).
     static func live(_ c: RecordCollection, _ id: String, in s: StoreSession) throws -> StoredRecord {
-        guard let rec = try s.record(c, id: id) else { throw StoreError.notFound(collection: c.rawValue, id: id) }
-        if rec.isDeleted { throw StoreError.gone(collection: c.rawValue, id: id) }
-        return rec
-    }
-
-    /// The sermon's `transcriptionStatus` / `summaryStatus` follows the status of what was just set, in the
-    /// same transaction (so a list never shows "pending" for a sermon whose transcript is complete).
-    static func follow(_ sermon: StoredRecord, key: String, status: JSON, in s: StoreSession) throws {
-        guard sermon.body[key] != status else { return }
-        var body = sermon.body
-        body[key] = status
-        body["updatedAt"] = .string(s.stamp())
-        try s.commitLocal(.sermons, record: body, op: .upsert)
+        try s.liveRecord(c, id)
     }
 
     /// A tombstone keeps the whole record (a delete op carries everything a peer needs to apply it).

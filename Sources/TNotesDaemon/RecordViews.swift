@@ -37,8 +37,4 @@ enum RecordViews {
         let kb = (b.body["createdAt"]?.stringValue ?? "", b.id, b.body["deviceId"]?.stringValue ?? "")
         return ka < kb
     }
-
-    static func newest(_ records: [StoredRecord]) -> StoredRecord? {
-        records.max { $0.version < $1.version }
-    }
 }

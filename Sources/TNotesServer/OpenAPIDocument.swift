@@ -1170,6 +1170,13 @@ enum OpenAPIDocument {
                   }
                 ],
                 "default": null
+              },
+              "generatedBy": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "The engine that wrote it (\"builtin\", \"command\"); absent or null when a person set it (contract §6.1: automatic summaries never replace it)."
               }
             }
           },

@@ -87,6 +87,27 @@ public enum Migrations {
             CREATE INDEX history_by_record ON history(collection, id, seq);
             CREATE INDEX history_by_age ON history(replaced_at);
             """),
+        Migration(version: 5, summary: "processing jobs", sql: """
+            -- The local work queue (contract §6.1): transcriptions, summaries and assistant answers this
+            -- device does. Separate from the outbox and never synced (the records a job writes are). A job's
+            -- result and its `done` commit in one transaction, so a crash either loses the whole attempt
+            -- (the job runs again) or none of it: a job is never lost and never done twice.
+            CREATE TABLE jobs(
+                id TEXT PRIMARY KEY,
+                kind TEXT NOT NULL CHECK(kind IN ('transcribe','summarize','chat')),
+                sermon_id TEXT NOT NULL,
+                params TEXT NOT NULL DEFAULT '{}' CHECK(json_valid(params) AND json_type(params) = 'object'),
+                state TEXT NOT NULL DEFAULT 'queued' CHECK(state IN ('queued','running','done','failed')),
+                attempts INTEGER NOT NULL DEFAULT 0,
+                last_error TEXT,
+                -- Unix milliseconds before which a queued job waits (its retry backoff).
+                not_before INTEGER NOT NULL DEFAULT 0,
+                created_at TEXT NOT NULL,
+                updated_at TEXT NOT NULL
+            ) WITHOUT ROWID;
+            CREATE INDEX jobs_runnable ON jobs(state, not_before, created_at);
+            CREATE INDEX jobs_by_sermon ON jobs(sermon_id, kind, state);
+            """),
     ]
 
     public static var latestVersion: Int { all.last!.version }

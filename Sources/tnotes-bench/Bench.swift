@@ -44,6 +44,9 @@ struct Bench {
             rawWriteRate = figures.first?.baseline
             report.add(figures)
         }
+        if bench.wants("transcription") {
+            report.add(try bench.transcription(minutes: quick ? 0.5 : 10))
+        }
         if bench.wants("realtime") {
             report.add(try bench.realtime(postgres: postgres, edits: quick ? 30 : 200, idlePulls: quick ? 200 : 1000))
         }
@@ -59,7 +62,7 @@ struct Bench {
         say("\nJSON written to \(out)")
         // Every figure must have been measured (a speed is never pass/fail here; a missing figure is).
         let bad = report.figures.filter { !$0.value.isFinite || $0.value <= 0 || ($0.baseline.map { !$0.isFinite || $0 <= 0 } ?? false) }
-        let expected = 3 + (postgres == nil ? 3 : 9) + 2 + scales.count * (8 + 5 * (postgres == nil ? 1 : 2)) + (scales.contains(1) ? (postgres == nil ? 1 : 2) : 0)
+        let expected = 3 + 3 + (postgres == nil ? 3 : 9) + 2 + scales.count * (8 + 5 * (postgres == nil ? 1 : 2)) + (scales.contains(1) ? (postgres == nil ? 1 : 2) : 0)
         if !bad.isEmpty || (only == nil && report.figures.count != expected) {
             say("missing or invalid figures: \(bad.map(\.name)); \(report.figures.count) of \(expected) produced")
             exit(1)

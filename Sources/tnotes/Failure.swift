@@ -12,10 +12,12 @@ enum Failure: Error {
     /// Nothing matched what was asked for, found by the CLI itself (e.g. no such version): exit 1, like the
     /// daemon's own not-found.
     case notFound(String)
+    /// Work the daemon did ended badly (a failed job): exit 1.
+    case message(String)
 
     var exitStatus: Int32 {
         switch self {
-        case .rpc, .notFound: return 1
+        case .rpc, .notFound, .message: return 1
         case .unreachable: return 69
         case .usage: return 2
         }
@@ -25,7 +27,7 @@ enum Failure: Error {
         switch self {
         case .rpc(let e):
             return "tnotes: \(e.description)"
-        case .notFound(let s):
+        case .notFound(let s), .message(let s):
             return "tnotes: \(s)"
         case .usage(let s):
             return "tnotes: error: \(s)\nSee 'tnotes --help' or 'tnotes <command> --help'."

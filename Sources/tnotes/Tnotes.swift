@@ -24,7 +24,8 @@ struct Tnotes: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             StatusCommand.self, SermonCommand.self, NoteCommand.self, TranscriptCommand.self, SummaryCommand.self,
-            AudioCommand.self, HistoryCommand.self, RestoreCommand.self, ConflictsCommand.self, SyncCommand.self, RPCCommand.self, WatchCommand.self, CompletionsCommand.self,
+            AudioCommand.self, TranscribeCommand.self, SummarizeCommand.self, AskCommand.self, JobsCommand.self,
+            HistoryCommand.self, RestoreCommand.self, ConflictsCommand.self, SyncCommand.self, RPCCommand.self, WatchCommand.self, CompletionsCommand.self,
         ])
 
     @OptionGroup var global: GlobalOptions

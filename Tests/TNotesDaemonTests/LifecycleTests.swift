@@ -211,7 +211,21 @@ struct LifecycleTests {
         BadConfig(name: "bad value (tiny max_request_bytes)", toml: "[limits]\nmax_request_bytes = 1\n",
                   mentions: ["limits", "max_request_bytes"]),
         BadConfig(name: "TOML syntax error", toml: "[sync\ninterval = = 3\n", mentions: []),
+        BadConfig(name: "unknown transcriber", toml: "[processing]\ntranscriber = \"whisper\"\n", mentions: ["processing", "transcriber"]),
+        BadConfig(name: "command engine without its command", toml: "[processing]\ntranscriber = \"command\"\n",
+                  mentions: ["processing", "transcribe_command"]),
+        BadConfig(name: "a command as a shell string", toml: "[processing]\ntranscribe_command = \"whisper -m x\"\n",
+                  mentions: ["processing", "transcribe_command", "argv"]),
+        BadConfig(name: "zero attempts", toml: "[processing]\nmax_attempts = 0\n", mentions: ["processing", "max_attempts"]),
     ]
+
+    @Test("the example config in Config/tnotesd.toml is valid (--check-config)")
+    func exampleConfigIsValid() throws {
+        let dir = TempDirectory()
+        let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Config/tnotesd.toml").path
+        let r = try tnotesd(["--config", example, "--check-config"], env: cleanEnvironment(dir))
+        #expect(r.status == 0, "stdout: \(r.stdout)\nstderr: \(r.stderr)")
+    }
 
     @Test("a bad config exits 78 with one line naming the file and the key (--check-config)", arguments: badConfigs)
     func badConfigCheck(_ bad: BadConfig) throws {

@@ -13,6 +13,12 @@ EXTRA_ROWS = {
         "INSERT INTO history(collection,id,updated_at,device_id,body,replaced_at,reason) "
         "SELECT collection,id,'2025-11-01T09:00:00.000Z',device_id,body,'2025-11-06T12:00:00.000Z','edit' "
         "FROM records WHERE collection='notes' LIMIT 2"),
+    5: lambda db: db.executemany(
+        "INSERT INTO jobs(id,kind,sermon_id,params,state,attempts,last_error,not_before,created_at,updated_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
+        [('00000000-0000-4000-8000-00000000a001', 'transcribe', sid(db), '{}', 'done', 1, None, 0,
+          '2025-11-06T12:00:00.000Z', '2025-11-06T12:05:00.000Z'),
+         ('00000000-0000-4000-8000-00000000a002', 'summarize', sid(db), '{"type":"bullet","explicit":false}', 'running', 1,
+          None, 0, '2025-11-06T12:05:00.000Z', '2025-11-06T12:05:01.000Z')]),
 }
 
 def sid(db):

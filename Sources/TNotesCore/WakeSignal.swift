@@ -1,9 +1,9 @@
 import Synchronization
 
 /// A wake-up for one waiting loop, with a timeout: `signal` wakes the waiter (or the next `wait`, if none
-/// is waiting), `finish` ends every wait for good. The realtime loop waits on it between long polls, so a
-/// network change or a finished sync retries at once instead of after the backoff.
-final class WakeSignal: Sendable {
+/// is waiting), `finish` ends every wait for good. The sync engine's realtime loop waits on it between long
+/// polls (a network change retries at once), and the processing worker between jobs (a new job starts at once).
+public final class WakeSignal: Sendable {
     private struct State {
         var pending = false
         var finished = false
@@ -12,7 +12,9 @@ final class WakeSignal: Sendable {
 
     private let state = Mutex(State())
 
-    func signal() {
+    public init() {}
+
+    public func signal() {
         let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
             guard let w = s.waiter else { s.pending = true; return nil }
             s.waiter = nil
@@ -21,7 +23,7 @@ final class WakeSignal: Sendable {
         waiter?.resume()
     }
 
-    func finish() {
+    public func finish() {
         let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
             s.finished = true
             defer { s.waiter = nil }
@@ -31,7 +33,7 @@ final class WakeSignal: Sendable {
     }
 
     /// Waits up to `seconds`; false when finished or cancelled (the loop should end).
-    func wait(seconds: Double) async -> Bool {
+    public func wait(seconds: Double) async -> Bool {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { try? await Task.sleep(for: .milliseconds(Int(seconds * 1000))) }
             group.addTask { await self.park() }

@@ -1,0 +1,134 @@
+import TNotesCore
+import TNotesProcessing
+import TNotesRPC
+import TNotesStore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Contract §6.1: transcription, summaries and the sermon assistant, as jobs of the processing queue.
+struct ProcessingMethods {
+    let store: Store
+    /// nil in a daemon without a worker (the fuzz target): jobs are queued and stay queued.
+    let worker: ProcessingWorker?
+
+    static let jobResult: JSON = ["type": "object", "properties": ["jobId": ["type": "string", "format": "uuid"]]]
+    static let jobStates = FieldType.enumeration(JobRecord.State.allCases.map(\.rawValue))
+    static let jobKinds = FieldType.enumeration(JobRecord.Kind.allCases.map(\.rawValue))
+
+    func register(into table: inout MethodTable) {
+        let store = self.store, worker = self.worker
+        @Sendable func view(_ job: JobRecord) -> JSON { worker?.view(job) ?? job.json }
+
+        table.add(MethodSpec("transcript.generate", summary: "Queue a transcription of the sermon's audio (on the device that holds it).",
+                             params: [ParamSpec("sermonId", .uuid, required: true)], result: Self.jobResult) { p, _ in
+            let sermonId = try p.requiredString("sermonId")
+            let job = try await store.write { s in try Self.queueTranscription(sermonId: sermonId, in: s, requireAudio: true) }
+            worker?.jobQueued()
+            return ["jobId": .string(job.id)]
+        })
+
+        table.add(MethodSpec("summary.generate", summary: "Queue a summary of the sermon (replaces any summary, even one set by hand).",
+                             params: [
+                                ParamSpec("sermonId", .uuid, required: true),
+                                ParamSpec("type", .enumeration(StatusValues.summaryTypes), required: true),
+                             ], result: Self.jobResult) { p, _ in
+            let sermonId = try p.requiredString("sermonId")
+            let type = try p.requiredString("type")
+            let job = try await store.write { s in
+                _ = try s.liveRecord(.sermons, sermonId)
+                let params: [String: JSON] = ["type": .string(type), "explicit": true]
+                if let existing = try s.unfinishedJob(kind: .summarize, sermonId: sermonId, matching: params) { return existing }
+                let job = try s.enqueueJob(kind: .summarize, sermonId: sermonId, params: params)
+                try s.setProcessingStatus(sermonId: sermonId, key: "summaryStatus", status: "pending")
+                return job
+            }
+            worker?.jobQueued()
+            return ["jobId": .string(job.id)]
+        })
+
+        table.add(MethodSpec("chat.ask", summary: "Ask the sermon assistant; the question and its answer are appended as chat messages.",
+                             params: [
+                                ParamSpec("sermonId", .uuid, required: true),
+                                ParamSpec("question", .text, required: true),
+                             ],
+                             result: ["type": "object", "properties": ["jobId": ["type": "string"], "questionId": ["type": "string"]]]) { p, _ in
+            let sermonId = try p.requiredString("sermonId")
+            let question = try p.requiredString("question")
+            let (job, questionId) = try await store.write { s in
+                _ = try s.liveRecord(.sermons, sermonId)
+                let questionId = Identifier.make()
+                let now = s.stamp()
+                try s.commitLocal(.chatMessages, record: [
+                    "id": .string(questionId), "sermonId": .string(sermonId), "role": "user", "content": .string(question),
+                    "createdAt": .string(now), "deviceId": .string(s.deviceId),
+                ], op: .upsert)
+                let job = try s.enqueueJob(kind: .chat, sermonId: sermonId,
+                                           params: ["question": .string(question), "questionId": .string(questionId)])
+                return (job, questionId)
+            }
+            worker?.jobQueued()
+            return ["jobId": .string(job.id), "questionId": .string(questionId)]
+        })
+
+        table.add(MethodSpec("jobs.list", summary: "Processing jobs, newest first (finished ones are kept 30 days).", params: [
+            ParamSpec("state", Self.jobStates),
+            ParamSpec("sermonId", .uuid),
+            ParamSpec("limit", .integer(min: 1, max: 1000), "default 100"),
+        ], result: ["type": "array"], readOnly: true) { p, _ in
+            let state = p.string("state").flatMap(JobRecord.State.init(rawValue:))
+            let sermonId = p.string("sermonId")
+            let limit = p.int("limit") ?? 100
+            let jobs = try await store.read { s in
+                try s.jobs(state: state, limit: sermonId == nil ? limit : 1000).filter { sermonId == nil || $0.sermonId == sermonId }
+            }
+            return .array(jobs.prefix(limit).map(view))
+        })
+
+        table.add(MethodSpec("jobs.get", summary: "One processing job, with the progress of a running one.",
+                             params: [ParamSpec("id", .uuid, required: true)], result: ["type": "object"], readOnly: true) { p, _ in
+            let id = try p.requiredString("id")
+            guard let job = try await store.read({ s in try s.job(id: id) }) else { throw RPCError.notFound("job", id: id) }
+            return view(job)
+        })
+
+        table.add(MethodSpec("jobs.retry", summary: "Run a failed (or finished) job again, with a fresh budget of attempts.",
+                             params: [ParamSpec("id", .uuid, required: true)], result: ["type": "object"]) { p, _ in
+            let id = try p.requiredString("id")
+            let job = try await store.write { s -> JobRecord in
+                guard let job = try s.job(id: id) else { throw RPCError.notFound("job", id: id) }
+                guard job.state == .failed || job.state == .done else {
+                    throw RPCError.conflict("job \(id) is \(job.state.rawValue); only a failed or finished job can be retried")
+                }
+                if job.kind == .chat { throw RPCError.conflict("a question is not asked again; use chat.ask") }
+                guard let retried = try s.retryJob(id: id) else { throw RPCError.notFound("job", id: id) }
+                if let key = ProcessingWorker.statusKey(job.kind), try s.record(.sermons, id: job.sermonId).map({ !$0.isDeleted }) ?? false {
+                    try s.setProcessingStatus(sermonId: job.sermonId, key: key, status: "pending")
+                }
+                return retried
+            }
+            worker?.jobQueued()
+            return view(job)
+        })
+    }
+
+    /// Queues a transcription of the sermon's audio unless one is queued or running (then that one is returned).
+    /// `requireAudio`: refuse when this device does not hold the audio (only that device transcribes).
+    static func queueTranscription(sermonId: String, in s: StoreSession, requireAudio: Bool) throws -> JobRecord {
+        let sermon = try s.liveRecord(.sermons, sermonId)
+        if let existing = try s.unfinishedJob(kind: .transcribe, sermonId: sermonId) { return existing }
+        if requireAudio {
+            guard let wanted = sermon.body["audio"]?["sha256"]?.stringValue else {
+                throw RPCError.unavailable("sermon \(sermonId) has no audio to transcribe; import it with audio.import")
+            }
+            let file = try s.audioFile(sermonId: sermonId)
+            guard let file, file.localAvailable, file.sha256 == wanted else {
+                throw RPCError.unavailable("the audio of sermon \(sermonId) is not on this device; transcribe it on the device that imported it")
+            }
+        }
+        let job = try s.enqueueJob(kind: .transcribe, sermonId: sermonId)
+        try s.setProcessingStatus(sermonId: sermonId, key: "transcriptionStatus", status: "pending")
+        return job
+    }
+}

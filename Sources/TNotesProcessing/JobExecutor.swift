@@ -1,0 +1,163 @@
+import TNotesCore
+import TNotesScripture
+import TNotesStore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What each kind of job does. Every job ends in one transaction that writes its result and marks it done
+/// (`finish`), so a crash before that commit leaves no trace but the job to run again.
+struct JobExecutor: Sendable {
+    let store: Store
+    let settings: ProcessingSettings
+    /// Where a command engine's input files go (the data dir's tmp).
+    let scratchDirectory: String
+
+    var transcriber: any TranscriptionEngine {
+        switch settings.transcriber {
+        case .builtin: return PocketSphinxEngine(modelDirectory: settings.modelDirectory)
+        case .command: return CommandTranscriptionEngine(runner: CommandRunner(argv: settings.transcribeCommand, timeout: settings.timeout))
+        }
+    }
+
+    static let summarizer = ExtractiveSummarizer(referencesIn: { text in
+        ScriptureReferences.references(in: text).map(\.display)
+    })
+
+    /// Runs the job's work; returns the record writes to commit with `done` (run inside that transaction).
+    func execute(_ job: JobRecord, context: JobContext) async throws -> @Sendable (StoreSession) throws -> Void {
+        switch job.kind {
+        case .transcribe: return try await transcribe(job, context: context)
+        case .summarize: return try await summarize(job)
+        case .chat: return try await answer(job)
+        }
+    }
+
+    // MARK: transcribe
+
+    private func transcribe(_ job: JobRecord, context: JobContext) async throws -> @Sendable (StoreSession) throws -> Void {
+        let sermonId = job.sermonId
+        let path: String = try await store.read { s in
+            let sermon = try s.liveRecord(.sermons, sermonId)
+            let wanted = sermon.body["audio"]?["sha256"]?.stringValue
+            guard wanted != nil else { throw PermanentJobError("the sermon has no audio") }
+            // Only the device holding the audio transcribes; the others get the transcript by sync.
+            guard let file = try s.audioFile(sermonId: sermonId), file.localAvailable, file.sha256 == wanted,
+                  let path = file.path, access(path, R_OK) == 0
+            else { throw PermanentJobError("the sermon's audio is not on this device") }
+            return path
+        }
+        let result = try await transcriber.transcribe(audioPath: path, job: context)
+        guard !result.text.isEmpty else { throw PermanentJobError("no speech was recognised in the audio") }
+        let segments = JSON.array(result.segments.map {
+            ["start": .double(Self.rounded($0.start)), "end": .double(Self.rounded($0.end)), "text": .string($0.text)]
+        })
+        let settings = self.settings
+        return { s in
+            try s.setTranscript(sermonId: sermonId, text: .string(result.text), status: "complete", segments: segments)
+            if settings.autoSummarize {
+                try Self.queueAutomaticSummary(sermonId: sermonId, type: settings.autoSummaryType, in: s)
+            }
+        }
+    }
+
+    /// Milliseconds are plenty for a segment time, and keep the stored JSON short.
+    static func rounded(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }
+
+    /// Queues the summary a finished transcript asks for, unless a person wrote the summary.
+    static func queueAutomaticSummary(sermonId: String, type: String, in s: StoreSession) throws {
+        if let existing = try s.newestChild(.summaries, sermonId: sermonId), existing.body["generatedBy"]?.isNull ?? true {
+            return
+        }
+        guard try s.unfinishedJob(kind: .summarize, sermonId: sermonId) == nil else { return }
+        _ = try s.enqueueJob(kind: .summarize, sermonId: sermonId, params: ["type": .string(type), "explicit": false])
+        try s.setProcessingStatus(sermonId: sermonId, key: "summaryStatus", status: "pending")
+    }
+
+    // MARK: summarize
+
+    private func summarize(_ job: JobRecord) async throws -> @Sendable (StoreSession) throws -> Void {
+        let sermonId = job.sermonId
+        guard let typeName = job.params["type"]?.stringValue, let type = SummaryType(rawValue: typeName) else {
+            throw PermanentJobError("the job has no valid summary type")
+        }
+        let explicit = job.params["explicit"]?.boolValue ?? true
+        let text = try await store.read { s in try SermonTextLoader.load(sermonId: sermonId, in: s) }
+        guard ExtractiveSummarizer.hasContent(text) else {
+            throw PermanentJobError("the sermon has no transcript or notes to summarise")
+        }
+        let summary: GeneratedSummary
+        let engine: String
+        switch settings.summarizer {
+        case .builtin:
+            summary = Self.summarizer.summarize(text, type: type)
+            engine = "builtin"
+        case .command:
+            let output = try await runCommand(settings.summarizeCommand, input: SermonTextLoader.json(text, extra: ["type": .string(typeName)]))
+            summary = GeneratedSummary(title: "\(Self.typeTitle(type)): \(text.title)", text: output.text, type: type)
+            engine = "command"
+        }
+        return { s in
+            // Checked again at commit: a person may have written a summary while this one was made.
+            if !explicit, let existing = try s.newestChild(.summaries, sermonId: sermonId),
+               existing.body["generatedBy"]?.isNull ?? true
+            {
+                return
+            }
+            try s.setSummary(sermonId: sermonId, title: .string(summary.title), text: .string(summary.text),
+                             type: .string(type.rawValue), status: "complete", generatedBy: engine)
+        }
+    }
+
+    static func typeTitle(_ t: SummaryType) -> String {
+        switch t {
+        case .bullet: return "Key points"
+        case .devotional: return "Devotional"
+        case .theological: return "Theology"
+        }
+    }
+
+    // MARK: chat
+
+    private func answer(_ job: JobRecord) async throws -> @Sendable (StoreSession) throws -> Void {
+        let sermonId = job.sermonId
+        guard let question = job.params["question"]?.stringValue else { throw PermanentJobError("the job has no question") }
+        let text = try await store.read { s in try SermonTextLoader.load(sermonId: sermonId, in: s) }
+        let content: String
+        if settings.chatCommand.isEmpty {
+            content = SermonAssistant().answer(question: question, about: text).text
+        } else {
+            content = try await runCommand(settings.chatCommand, input: SermonTextLoader.json(text, extra: ["question": .string(question)])).text
+        }
+        // The answer's id comes from the job: a retried commit can never append it twice.
+        let answerId = Identifier.derived(from: job.id, kind: "answer")
+        return { s in
+            guard try s.record(.chatMessages, id: answerId) == nil else { return }
+            let now = s.stamp()
+            try s.commitLocal(.chatMessages, record: [
+                "id": .string(answerId), "sermonId": .string(sermonId), "role": "assistant", "content": .string(content),
+                "createdAt": .string(now), "deviceId": .string(s.deviceId),
+            ], op: .upsert)
+        }
+    }
+
+    /// Writes `input` to a private temp file, runs the command on it, and reads its answer.
+    private func runCommand(_ argv: [String], input: JSON) async throws -> TranscriptionResult {
+        let runner = CommandRunner(argv: argv, timeout: settings.timeout)
+        let path = "\(scratchDirectory)/job-\(Identifier.make()).json"
+        let body = Array(input.text.utf8)
+        let dir = scratchDirectory
+        try await LowPriorityThread.run("tnotes-io") {
+            mkdir(dir, 0o700)
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { throw PermanentJobError("cannot write \(path): \(String(cString: strerror(errno)))") }
+            defer { close(fd) }
+            guard body.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == body.count else {
+                throw PermanentJobError("cannot write \(path): \(String(cString: strerror(errno)))")
+            }
+        }
+        defer { unlink(path) }
+        return try CommandOutput.parse(try await runner.run(inputPath: path), program: argv.first ?? "command")
+    }
+}

@@ -1,0 +1,217 @@
+import Logging
+import ServiceLifecycle
+import Synchronization
+import TNotesCore
+import TNotesStore
+
+/// Runs the processing queue (contract §6.1) as one service of the daemon: takes due jobs one at a time
+/// (`workers` at once), runs them off the cooperative pool at low priority, commits each result together
+/// with its `done`, retries failures with the sync backoff, and stops on graceful shutdown by interrupting
+/// the running job (it goes back to the queue without using up an attempt).
+public final class ProcessingWorker: Service, Sendable {
+    private let store: Store
+    private let settings: ProcessingSettings
+    private let executor: JobExecutor
+    private let logger: Logger
+    private let publish: @Sendable (_ topic: String, _ fields: [String: JSON]) -> Void
+    private let wakes: [WakeSignal]
+    private let stopping = Atomic<Bool>(false)
+
+    private struct Running {
+        var contexts: [String: JobContext] = [:]
+        var progress: [String: Double] = [:]
+        var lastPublished: [String: Int64] = [:]
+    }
+    private let running = Mutex(Running())
+
+    public init(store: Store, settings: ProcessingSettings, scratchDirectory: String, logger: Logger,
+                publish: @escaping @Sendable (_ topic: String, _ fields: [String: JSON]) -> Void) {
+        self.store = store
+        self.settings = settings
+        self.executor = JobExecutor(store: store, settings: settings, scratchDirectory: scratchDirectory)
+        self.logger = logger
+        self.publish = publish
+        self.wakes = (0..<max(1, settings.workers)).map { _ in WakeSignal() }
+    }
+
+    /// A job was queued: an idle loop takes it at once.
+    public func jobQueued() {
+        for w in wakes { w.signal() }
+    }
+
+    /// How far a running job is (0...1), for `jobs.list` and `tnotes jobs`.
+    public func progress(of jobId: String) -> Double? { running.withLock { $0.progress[jobId] } }
+
+    /// A job as `jobs.list` and `job.changed` show it, with the progress of a running one.
+    public func view(_ job: JobRecord) -> JSON {
+        guard case .object(var o) = job.json else { return job.json }
+        switch job.state {
+        case .running: o["progress"] = progress(of: job.id).map { .double(($0 * 1000).rounded() / 1000) } ?? .null
+        case .done: o["progress"] = .double(1)
+        default: o["progress"] = .null
+        }
+        return .object(o)
+    }
+
+    public func run() async throws {
+        let requeued = try await store.write { s in try s.requeueInterruptedJobs() }
+        if requeued > 0 { logger.info("jobs resumed after an unclean stop", metadata: ["jobs": "\(requeued)"]) }
+        try await prune()
+        await withGracefulShutdownHandler {
+            await withTaskGroup(of: Void.self) { group in
+                for wake in wakes { group.addTask { await self.loop(wake: wake) } }
+            }
+        } onGracefulShutdown: {
+            self.stop()
+        }
+    }
+
+    private func stop() {
+        stopping.store(true, ordering: .relaxed)
+        for w in wakes { w.finish() }
+        for c in running.withLock({ Array($0.contexts.values) }) { c.cancel() }
+    }
+
+    private func prune() async throws {
+        let cutoff = Timestamp.format(millis: Timestamp.nowMillis() - Int64(settings.keepFinishedDays) * 86_400_000)
+        let pruned = try await store.write { s in try s.pruneJobs(before: cutoff) }
+        if pruned > 0 { logger.info("finished jobs pruned", metadata: ["jobs": "\(pruned)"]) }
+    }
+
+    private func loop(wake: WakeSignal) async {
+        var lastPrune = Timestamp.nowMillis()
+        while !stopping.load(ordering: .relaxed) && !Task.isCancelled {
+            do {
+                if let job = try await claim() {
+                    await runJob(job)
+                    continue
+                }
+                if Timestamp.nowMillis() - lastPrune > 3_600_000 {
+                    try await prune()
+                    lastPrune = Timestamp.nowMillis()
+                }
+                let due = try await store.read { s in try s.nextJobDue() }
+                let wait = due.map { max(0.01, Double($0 - Timestamp.nowMillis()) / 1000) } ?? 3600
+                if !(await wake.wait(seconds: min(wait, 3600))) { break }
+            } catch {
+                // The store failing is the daemon's problem, reported by its other services; pause and go on.
+                logger.error("processing queue error", metadata: ["error": "\(error)"])
+                if !(await wake.wait(seconds: 5)) { break }
+            }
+        }
+    }
+
+    /// Takes the next due job; its sermon's status becomes `processing` in the same transaction.
+    private func claim() async throws -> JobRecord? {
+        let job: JobRecord? = try await store.write { s in
+            guard let job = try s.claimNextJob(nowMillis: Timestamp.nowMillis()) else { return nil }
+            if let key = Self.statusKey(job.kind), try s.record(.sermons, id: job.sermonId).map({ !$0.isDeleted }) ?? false {
+                try s.setProcessingStatus(sermonId: job.sermonId, key: key, status: "processing")
+            }
+            return job
+        }
+        if let job { changed(job) }
+        return job
+    }
+
+    public static func statusKey(_ kind: JobRecord.Kind) -> String? {
+        switch kind {
+        case .transcribe: return "transcriptionStatus"
+        case .summarize: return "summaryStatus"
+        case .chat: return nil
+        }
+    }
+
+    private func runJob(_ job: JobRecord) async {
+        let id = job.id
+        let context = JobContext { [weak self] fraction in self?.reportProgress(id, fraction) }
+        running.withLock { $0.contexts[id] = context }
+        defer { running.withLock { r in r.contexts[id] = nil; r.progress[id] = nil; r.lastPublished[id] = nil } }
+        if stopping.load(ordering: .relaxed) { context.cancel() }
+        let started = ContinuousClock.now
+        logger.info("job started", metadata: ["job": "\(id)", "kind": "\(job.kind.rawValue)", "sermon": "\(job.sermonId)",
+                                              "attempt": "\(job.attempts)"])
+        do {
+            // The work races the context's cancellation, so a stop also ends an engine that never looks at
+            // the context (a command: cancelling its task runs swift-subprocess's teardown).
+            let executor = self.executor
+            let commit = try await withThrowingTaskGroup(of: (@Sendable (StoreSession) throws -> Void).self) { group in
+                group.addTask { try await executor.execute(job, context: context) }
+                group.addTask {
+                    await context.cancellation()
+                    throw JobInterrupted()
+                }
+                defer { group.cancelAll() }
+                return try await group.next()!
+            }
+            if context.isCancelled { throw JobInterrupted() }
+            let done: JobRecord? = try await store.write { s in
+                try commit(s)
+                try s.settleJob(id: id, state: .done, error: nil)
+                return try s.job(id: id)
+            }
+            logger.info("job done", metadata: ["job": "\(id)", "kind": "\(job.kind.rawValue)",
+                                               "seconds": "\(Self.seconds(ContinuousClock.now - started))"])
+            if let done { changed(done) }
+            // A finished transcript may have queued a summary.
+            jobQueued()
+        } catch {
+            await settleFailure(job, error: error, interrupted: context.isCancelled || error is JobInterrupted)
+        }
+    }
+
+    private func settleFailure(_ job: JobRecord, error: any Error, interrupted: Bool) async {
+        let reason = "\(error)"
+        let permanent = error is PermanentJobError || error is StoreError
+        let final = permanent || job.attempts >= settings.maxAttempts
+        let retryAt = Timestamp.nowMillis() + Int64(settings.backoff.delay(attempt: job.attempts) * 1000)
+        let key = Self.statusKey(job.kind)
+        let settled: JobRecord? = try? await store.write { s in
+            let sermonLive = try s.record(.sermons, id: job.sermonId).map { !$0.isDeleted } ?? false
+            if interrupted {
+                try s.settleJob(id: job.id, state: .queued, error: job.lastError, refundAttempt: true)
+                if let key, sermonLive { try s.setProcessingStatus(sermonId: job.sermonId, key: key, status: "pending") }
+            } else if final {
+                try s.settleJob(id: job.id, state: .failed, error: reason)
+                if let key, sermonLive { try s.setProcessingStatus(sermonId: job.sermonId, key: key, status: "failed") }
+            } else {
+                try s.settleJob(id: job.id, state: .queued, error: reason, notBefore: retryAt)
+                if let key, sermonLive { try s.setProcessingStatus(sermonId: job.sermonId, key: key, status: "pending") }
+            }
+            return try s.job(id: job.id)
+        }
+        if interrupted {
+            logger.info("job interrupted; it resumes at the next start", metadata: ["job": "\(job.id)"])
+        } else {
+            logger.warning(final ? "job failed" : "job failed; will retry", metadata: [
+                "job": "\(job.id)", "kind": "\(job.kind.rawValue)", "attempt": "\(job.attempts)", "error": "\(reason)",
+            ])
+        }
+        if let settled { changed(settled) }
+    }
+
+    private func reportProgress(_ id: String, _ fraction: Double) {
+        let now = Timestamp.nowMillis()
+        let publishNow = running.withLock { r -> Bool in
+            r.progress[id] = fraction
+            // job.changed for progress at most once a second per job.
+            if now - (r.lastPublished[id] ?? 0) < 1000 { return false }
+            r.lastPublished[id] = now
+            return true
+        }
+        if publishNow {
+            publish("job.changed", ["id": .string(id), "state": "running", "progress": .double((fraction * 1000).rounded() / 1000)])
+        }
+    }
+
+    private func changed(_ job: JobRecord) {
+        guard case .object(var fields) = view(job) else { return }
+        fields.removeValue(forKey: "params")
+        publish("job.changed", fields)
+    }
+
+    static func seconds(_ d: Duration) -> String {
+        let (s, atto) = d.components
+        return String(Double(s) + Double(atto) / 1e18)
+    }
+}

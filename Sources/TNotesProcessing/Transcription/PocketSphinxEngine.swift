@@ -1,0 +1,151 @@
+import CPocketSphinx
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The built-in engine: CMU PocketSphinx from Debian, with the US English model of `pocketsphinx-en-us`.
+/// Offline; nothing is downloaded. Decoding runs on a low-priority thread of its own.
+public struct PocketSphinxEngine: TranscriptionEngine {
+    public static let defaultModelDirectory = "/usr/share/pocketsphinx/model/en-us"
+    public let name = "pocketsphinx"
+    public let modelDirectory: String
+
+    public init(modelDirectory: String = PocketSphinxEngine.defaultModelDirectory) {
+        self.modelDirectory = modelDirectory
+    }
+
+    public func transcribe(audioPath: String, job: JobContext) async throws -> TranscriptionResult {
+        let model = modelDirectory
+        return try await LowPriorityThread.run("tnotes-asr") {
+            let source = try AudioInput.open(path: audioPath)
+            defer { source.close() }
+            let decoder = try PocketSphinxDecoder(modelDirectory: model)
+            defer { decoder.release() }
+            return try decoder.decode(source, job: job)
+        }
+    }
+}
+
+/// One decoder instance (not thread-safe; used by one job on one thread).
+final class PocketSphinxDecoder {
+    private let config: OpaquePointer
+    private let ps: OpaquePointer
+    /// Words of this length or fewer in a row form one segment at most; a pause of `segmentPause` seconds
+    /// between words starts a new one. Speech has no punctuation here, so pauses stand in for sentences.
+    static let segmentWords = 24
+    static let segmentPause = 0.3
+    /// PocketSphinx's default frame rate (`-frate 100`).
+    static let framesPerSecond = 100.0
+
+    /// sphinxbase logs to stderr by default; the daemon's log is swift-log's alone.
+    private static let quiet: Void = { err_set_logfp(nil) }()
+
+    init(modelDirectory: String) throws {
+        _ = Self.quiet
+        let hmm = "\(modelDirectory)/en-us", lm = "\(modelDirectory)/en-us.lm.bin", dict = "\(modelDirectory)/cmudict-en-us.dict"
+        for file in [hmm + "/mdef", lm, dict] where access(file, R_OK) != 0 {
+            throw PermanentJobError("the PocketSphinx model is missing (\(file)); install it: apt-get install pocketsphinx-en-us")
+        }
+        let args = ["tnotesd", "-hmm", hmm, "-lm", lm, "-dict", dict, "-logfn", "/dev/null", "-remove_silence", "no"]
+        var argv = args.map { strdup($0) }
+        defer { for p in argv { free(p) } }
+        guard let config = argv.withUnsafeMutableBufferPointer({ cmd_ln_parse_r(nil, ps_args(), Int32(args.count), $0.baseAddress, 1) })
+        else { throw PermanentJobError("PocketSphinx refused its configuration") }
+        guard let ps = ps_init(config) else {
+            cmd_ln_free_r(config)
+            throw PermanentJobError("PocketSphinx could not load the model in \(modelDirectory)")
+        }
+        self.config = config
+        self.ps = ps
+    }
+
+    func release() {
+        ps_free(ps)
+        cmd_ln_free_r(config)
+    }
+
+    /// Decodes the whole source utterance by utterance, reporting progress after each chunk.
+    func decode(_ source: any PCMSource, job: JobContext) throws -> TranscriptionResult {
+        let total = source.durationSeconds.map { $0 * Double(AudioInput.sampleRate) }
+        var buffer = [Int16](repeating: 0, count: 4096)
+        var splitter = UtteranceSplitter()
+        var segments: [TimedSegment] = []
+        var consumed = 0  // samples fed so far
+        var utteranceStart = 0
+        ps_start_utt(ps)
+        while true {
+            if job.isCancelled { ps_end_utt(ps); throw JobInterrupted() }
+            let n = try source.read(into: &buffer)
+            if n == 0 { break }
+            var fed = 0
+            var frame = 0
+            while frame < n {
+                let end = min(n, frame + UtteranceSplitter.frameSamples)
+                if splitter.frameEnds(buffer[frame..<end]) {
+                    feed(buffer, fed, end)
+                    fed = end
+                    ps_end_utt(ps)
+                    segments += collect(startSample: utteranceStart)
+                    utteranceStart = consumed + end
+                    ps_start_utt(ps)
+                }
+                frame = end
+            }
+            feed(buffer, fed, n)
+            consumed += n
+            if let total, total > 0 { job.progress(Double(consumed) / total) }
+        }
+        ps_end_utt(ps)
+        segments += collect(startSample: utteranceStart)
+        job.progress(1)
+        return TranscriptionResult(text: segments.map(\.text).joined(separator: " "), segments: segments)
+    }
+
+    private func feed(_ buffer: [Int16], _ from: Int, _ to: Int) {
+        guard to > from else { return }
+        buffer.withUnsafeBufferPointer { p in _ = ps_process_raw(ps, p.baseAddress! + from, to - from, 0, 0) }
+    }
+
+    /// The finished utterance's words, grouped into sentence-like segments at pauses.
+    private func collect(startSample: Int) -> [TimedSegment] {
+        let offset = Double(startSample) / Double(AudioInput.sampleRate)
+        var out: [TimedSegment] = []
+        var words: [String] = []
+        var start = 0.0, end = 0.0
+        func close() {
+            guard !words.isEmpty else { return }
+            var text = words.joined(separator: " ")
+            text = text.prefix(1).uppercased() + text.dropFirst() + "."
+            out.append(TimedSegment(start: start, end: end, text: text))
+            words.removeAll()
+        }
+        var seg = ps_seg_iter(ps)
+        while let s = seg {
+            var sf: Int32 = 0, ef: Int32 = 0
+            ps_seg_frames(s, &sf, &ef)
+            let wStart = offset + Double(sf) / Self.framesPerSecond
+            let wEnd = offset + Double(ef + 1) / Self.framesPerSecond
+            let token = ps_seg_word(s).map { String(cString: $0) } ?? ""
+            if let word = Self.spoken(token) {
+                if words.count >= Self.segmentWords { close() }
+                if words.isEmpty { start = wStart }
+                words.append(word)
+                end = wEnd
+            } else if token == "<sil>" && wEnd - wStart >= Self.segmentPause {
+                close()
+            }
+            seg = ps_seg_next(s)
+        }
+        close()
+        return out
+    }
+
+    /// A recognised word without its pronunciation variant ("read(2)" → "read"); nil for silence, sentence
+    /// markers and fillers ("<s>", "<sil>", "[NOISE]", "++UM++").
+    static func spoken(_ token: String) -> String? {
+        guard let first = token.first, first != "<", first != "[", first != "+" else { return nil }
+        if let paren = token.firstIndex(of: "("), token.hasSuffix(")") { return String(token[..<paren]) }
+        return token
+    }
+}

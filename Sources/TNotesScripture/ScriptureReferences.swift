@@ -1,0 +1,69 @@
+/// Finding and parsing Bible references.
+///
+/// Free text (`find`) and typed input (`parse`) share one grammar; they differ in how much they trust an
+/// ambiguous name. In free text a book name followed by one number is a reference only when the name could
+/// hardly be anything else:
+/// - "Romans 8", "romans eight", "psalm twenty three", "first corinthians thirteen": yes, in any case.
+/// - Names that are words or first names ("Mark", "Job", "Acts", "Numbers", "John") and abbreviations ("Rom",
+///   "Jn"): only with a capital. "Job 3" yes, "job 3" no, "mark 5 people" no.
+/// - Abbreviations that are words ("Is", "Am", "Col", "Rev", "Song"): never with one number alone.
+/// Stronger evidence lifts these limits: chapter:verse ("job 3:1"), the word chapter or verse ("mark chapter
+/// five"), two numbers ("mark five three"), or "the book of" / "the gospel of". A chapter beyond the book's
+/// count or a verse outside 1...176 is never a reference ("Numbers 500").
+public enum ScriptureReferences {
+    /// Every reference found in free text (notes, transcripts, summaries), written and spoken forms, in text
+    /// order. A list yields one match per item ("Ps 23:1,4" → 23:1 and 23:4).
+    public static func find(in text: String) -> [ScriptureMatch] {
+        let tokens = ReferenceTokenizer.tokenize(text)
+        let grammar = ReferenceGrammar(tokens: tokens, mode: .find)
+        var matches: [ScriptureMatch] = []
+        var index = 0
+        while index < tokens.count {
+            guard let phrase = grammar.bookPhrase(at: index) else {
+                index += 1
+                continue
+            }
+            guard let group = grammar.group(for: phrase) else {
+                // Skip the whole name: after a failed "1 John 9" the "John 9" inside it must not match.
+                index = max(phrase.end, index + 1)
+                continue
+            }
+            for item in group.items {
+                let range = tokens[item.start].range.lowerBound..<tokens[item.end - 1].range.upperBound
+                matches.append(ScriptureMatch(reference: item.reference, range: range, spoken: group.spoken,
+                                              spanEnd: item.spanEnd))
+            }
+            index = group.end
+        }
+        return matches
+    }
+
+    /// `find(in:)` as references only, without repeats, in order of first occurrence.
+    public static func references(in text: String) -> [ScriptureReference] {
+        var seen = Set<ScriptureReference>()
+        return find(in: text).compactMap { seen.insert($0.reference).inserted ? $0.reference : nil }
+    }
+
+    /// One reference as a person types it ("John 3:16-18", "Rom 8", "Ps 23:1,4", "1 Cor 13:4", "Song of Songs
+    /// 2", "job 3", "john three sixteen"). A list gives several references. The whole string (less surrounding
+    /// white space) must be the reference: nil otherwise, and for an unknown book, a chapter the book does not
+    /// have, or a verse outside 1...176. A range across chapters ("John 3:16-4:2") gives its start only; use
+    /// `parseMatches(_:)` for its end.
+    public static func parse(_ text: String) -> [ScriptureReference]? {
+        parseMatches(text)?.map(\.reference)
+    }
+
+    /// `parse(_:)` with ranges and the far end of a range across chapters.
+    public static func parseMatches(_ text: String) -> [ScriptureMatch]? {
+        let tokens = ReferenceTokenizer.tokenize(text)
+        guard !tokens.isEmpty else { return nil }
+        let grammar = ReferenceGrammar(tokens: tokens, mode: .whole)
+        guard let phrase = grammar.bookPhrase(at: 0), let group = grammar.group(for: phrase),
+              group.end == tokens.count else { return nil }
+        return group.items.map { item in
+            ScriptureMatch(reference: item.reference,
+                           range: tokens[item.start].range.lowerBound..<tokens[item.end - 1].range.upperBound,
+                           spoken: group.spoken, spanEnd: item.spanEnd)
+        }
+    }
+}

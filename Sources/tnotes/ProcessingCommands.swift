@@ -1,0 +1,224 @@
+import ArgumentParser
+import TNotesClient
+import TNotesCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct TranscribeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "transcribe",
+        abstract: "Transcribe a sermon's audio on this device (offline, PocketSphinx unless configured otherwise).",
+        discussion: """
+            Queues a job on the device that holds the audio; other devices receive the transcript by sync. \
+            With --wait, shows the percent of audio decoded (on a terminal) and exits 1 if the job failed.
+
+            Example:
+              tnotes transcribe $SERMON --wait
+              tnotes jobs
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: ArgumentHelp("The sermon's id.", valueName: "sermon-id"), transform: Values.id) var sermonId: String
+    @Flag(name: .long, help: "Wait until the transcript is done.") var wait = false
+
+    func run() throws {
+        let session = Session(global)
+        let result = try session.call("transcript.generate", ["sermonId": .string(sermonId)])
+        guard let jobId = result["jobId"]?.stringValue else { throw Failure.message("the daemon answered no job id") }
+        guard wait else {
+            Output.line(global.json ? result.text : "queued transcription job \(jobId)")
+            return
+        }
+        let job = try JobWaiter(session: session, jobId: jobId, label: "transcribing").wait()
+        if global.json {
+            Output.line(try session.call("sermon.get", ["id": .string(sermonId)])["transcript"]?.text ?? "null")
+        } else {
+            let t = try session.call("sermon.get", ["id": .string(sermonId)])["transcript"]
+            Output.line("transcribed (\(t?["segments"]?.arrayValue?.count ?? 0) segments, job \(job["id"]?.stringValue ?? jobId))")
+        }
+    }
+}
+
+struct SummarizeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "summarize",
+        abstract: "Write a summary of a sermon from its transcript and your notes (replaces the current summary).",
+        discussion: """
+            Types: bullet (key points), devotional (a short paragraph), theological (key points with the \
+            scripture they cite). Sentences near your notes count most: your notes mark what mattered to you.
+
+            Example:
+              tnotes summarize $SERMON --type devotional
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: ArgumentHelp("The sermon's id.", valueName: "sermon-id"), transform: Values.id) var sermonId: String
+    @Option(name: .long, help: "bullet, devotional or theological.") var type = "bullet"
+    @Flag(name: .long, help: "Queue the job and return at once.") var noWait = false
+
+    func validate() throws {
+        guard StatusValues.summaryTypes.contains(type) else {
+            throw ValidationError("--type must be one of \(StatusValues.summaryTypes.joined(separator: ", "))")
+        }
+    }
+
+    func run() throws {
+        let session = Session(global)
+        let result = try session.call("summary.generate", ["sermonId": .string(sermonId), "type": .string(type)])
+        guard let jobId = result["jobId"]?.stringValue else { throw Failure.message("the daemon answered no job id") }
+        if noWait {
+            Output.line(global.json ? result.text : "queued summary job \(jobId)")
+            return
+        }
+        _ = try JobWaiter(session: session, jobId: jobId, label: "summarising").wait()
+        let summary = try session.call("sermon.get", ["id": .string(sermonId)])["summary"] ?? .null
+        Output.line(global.json ? summary.text : "\(summary["title"]?.stringValue ?? "")\n\n\(summary["text"]?.stringValue ?? "")")
+    }
+}
+
+struct AskCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ask",
+        abstract: "Ask the sermon assistant a question; it answers with quotes from the transcript and your notes.",
+        discussion: """
+            The question and the answer are kept in the sermon's chat and sync to your other devices.
+
+            Example:
+              tnotes ask $SERMON what did he say about forgiveness
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: ArgumentHelp("The sermon's id.", valueName: "sermon-id"), transform: Values.id) var sermonId: String
+    @Argument(parsing: .remaining, help: "The question.") var words: [String] = []
+
+    func validate() throws {
+        if words.joined().allSatisfy(\.isWhitespace) { throw ValidationError("give a question") }
+    }
+
+    func run() throws {
+        let session = Session(global)
+        let result = try session.call("chat.ask", ["sermonId": .string(sermonId), "question": .string(words.joined(separator: " "))])
+        guard let jobId = result["jobId"]?.stringValue else { throw Failure.message("the daemon answered no job id") }
+        _ = try JobWaiter(session: session, jobId: jobId, label: "thinking").wait()
+        // The daemon derives the answer's id from the job's, so exactly this job's answer is shown.
+        let answerId = Identifier.derived(from: jobId, kind: "answer")
+        let messages = try session.call("chat.list", ["sermonId": .string(sermonId)]).arrayValue ?? []
+        guard let answer = messages.first(where: { $0["id"]?.stringValue == answerId }) else {
+            throw Failure.message("the answer is missing from the chat")
+        }
+        Output.line(global.json ? answer.text : answer["content"]?.stringValue ?? "")
+    }
+}
+
+struct JobsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "jobs",
+        abstract: "Transcriptions, summaries and questions: queued, running (with progress), done and failed.",
+        discussion: """
+            Example:
+              tnotes jobs
+              tnotes jobs --state failed
+              tnotes jobs retry $JOB
+            """,
+        subcommands: [List.self, Retry.self],
+        defaultSubcommand: List.self)
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List jobs, newest first.")
+        @OptionGroup var global: GlobalOptions
+        @Option(name: .long, help: "queued, running, done or failed.") var state: String?
+
+        func validate() throws {
+            if let state, !["queued", "running", "done", "failed"].contains(state) {
+                throw ValidationError("--state must be one of queued, running, done, failed")
+            }
+        }
+
+        func run() throws {
+            let params: JSON = state.map { ["state": .string($0)] } ?? [:]
+            try Session(global).run("jobs.list", params) { r in
+                let jobs = r.arrayValue ?? []
+                if jobs.isEmpty { return "no jobs" }
+                return jobs.map(JobLine.text).joined(separator: "\n")
+            }
+        }
+    }
+
+    struct Retry: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Run a failed job again.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: ArgumentHelp("The job's id.", valueName: "job-id"), transform: Values.id) var id: String
+
+        func run() throws {
+            try Session(global).run("jobs.retry", ["id": .string(id)]) { r in "queued again: \(JobLine.text(r))" }
+        }
+    }
+}
+
+enum JobLine {
+    static func text(_ j: JSON) -> String {
+        let state = j["state"]?.stringValue ?? "?"
+        var s = "\(j["id"]?.stringValue ?? "?")  \(j["kind"]?.stringValue ?? "?")  \(state)"
+        if state == "running", let p = j["progress"]?.doubleValue { s += " \(Int(p * 100))%" }
+        s += "  sermon \(j["sermonId"]?.stringValue ?? "?")  attempts \(j["attempts"]?.int64Value ?? 0)"
+        if let e = j["lastError"]?.stringValue { s += "\n    \(state == "failed" ? "error" : "last error"): \(e)" }
+        return s
+    }
+}
+
+/// Waits for a job to finish, following `job.changed` events, with a progress line on a terminal.
+struct JobWaiter {
+    let session: Session
+    let jobId: String
+    let label: String
+
+    /// The finished job; throws when it failed.
+    func wait() throws -> JSON {
+        _ = try session.call("events.subscribe", ["topics": ["job.changed"]])
+        let progress = ProgressLine(enabled: !session.json)
+        defer { progress.clear() }
+        // Asked after subscribing, so a finish between the two is not missed.
+        var job = try session.call("jobs.get", ["id": .string(jobId)])
+        while true {
+            switch job["state"]?.stringValue {
+            case "done": return job
+            case "failed":
+                throw Failure.message("job \(jobId) failed: \(job["lastError"]?.stringValue ?? "no reason given")")
+            case "running":
+                if let p = job["progress"]?.doubleValue { progress.show("\(label): \(Int(p * 100))%") } else { progress.show("\(label)…") }
+            default:
+                progress.show("\(label): queued")
+            }
+            let event = try session.nextNotification()
+            guard event["params"]?["id"]?.stringValue == jobId else { continue }
+            if let state = event["params"]?["state"]?.stringValue, state == "running", event["params"]?["kind"] == nil {
+                // A progress event carries only id, state and progress.
+                job = ["id": .string(jobId), "state": "running", "progress": event["params"]?["progress"] ?? .null]
+            } else {
+                job = try session.call("jobs.get", ["id": .string(jobId)])
+            }
+        }
+    }
+}
+
+/// One self-overwriting status line on standard error, only on a terminal and never with NO_COLOR or TERM=dumb.
+struct ProgressLine {
+    let enabled: Bool
+
+    init(enabled: Bool) {
+        let env = currentEnvironment()
+        self.enabled = enabled && isatty(2) == 1 && env["NO_COLOR"] == nil && env["TERM"] != "dumb"
+    }
+
+    func show(_ text: String) {
+        guard enabled else { return }
+        Output.write(2, "\r\u{1B}[K" + text)
+    }
+
+    func clear() {
+        guard enabled else { return }
+        Output.write(2, "\r\u{1B}[K")
+    }
+}
