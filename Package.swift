@@ -47,7 +47,7 @@ let package = Package(
         .target(name: "TNotesSQLite", dependencies: ["CSQLite"]),
         // SQLite store: migrations, records, outbox, cursor, meta.
         .target(name: "TNotesStore", dependencies: [
-            "CSQLite", "TNotesSQLite", "TNotesCore",
+            "CSQLite", "TNotesSQLite", "TNotesCore", "TNotesScripture",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOPosix", package: "swift-nio"),
         ]),

@@ -101,6 +101,7 @@ public struct Daemon {
         AudioMethods(store: store, importer: AudioImporter(audioDirectory: audioDirectory),
                      autoTranscribe: processing.autoTranscribe, worker: worker).register(into: &table)
         ProcessingMethods(store: store, worker: worker).register(into: &table)
+        SearchMethods(store: store).register(into: &table)
         HistoryMethods(store: store).register(into: &table)
         ConflictMethods(store: store).register(into: &table)
         discovery.set(table.openRPC(components: DiscoveryDocument.components()))

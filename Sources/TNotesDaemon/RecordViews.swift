@@ -19,6 +19,8 @@ enum RecordViews {
             o["notes"] = .array(try session.childTexts(.notes, sermonId: record.id).map { .raw($0) })
             o["transcript"] = try session.childTexts(.transcripts, sermonId: record.id).first.map { .raw($0) } ?? .null
             o["summary"] = try session.childTexts(.summaries, sermonId: record.id).first.map { .raw($0) } ?? .null
+            // Every passage the sermon cites, in its title, notes, transcript and summary (contract §6.2).
+            o["scriptureRefs"] = .array(try session.scriptureReferences(sermonId: record.id).map(\.json))
         }
         return .object(o)
     }

@@ -6,6 +6,9 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     public let message: String
     public var description: String { "SQLite error \(code): \(message)" }
     public var isCorruption: Bool { code & 0xFF == SQLITE_CORRUPT || code & 0xFF == SQLITE_NOTADB }
+    /// A plain SQL error (SQLITE_ERROR), such as an FTS5 query with bad syntax: the statement's input was
+    /// wrong, not the database.
+    public var isQueryError: Bool { code & 0xFF == SQLITE_ERROR }
 }
 
 // SQLITE_TRANSIENT tells SQLite to copy bound text; the macro does not import into Swift.
@@ -116,6 +119,13 @@ public enum SQLValue: Sendable, Equatable {
         switch self {
         case .int(let i): return i
         case .double(let d): return Int64(d)
+        default: return nil
+        }
+    }
+    public var double: Double? {
+        switch self {
+        case .int(let i): return Double(i)
+        case .double(let d): return d
         default: return nil
         }
     }

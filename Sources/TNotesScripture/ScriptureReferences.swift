@@ -11,6 +11,10 @@
 /// five"), two numbers ("mark five three"), or "the book of" / "the gospel of". A chapter beyond the book's
 /// count or a verse outside 1...176 is never a reference ("Numbers 500").
 public enum ScriptureReferences {
+    /// Bumped whenever what `find` answers for some text changes: stores index references by this version
+    /// and refill their index when it differs.
+    public static let parserVersion = 1
+
     /// Every reference found in free text (notes, transcripts, summaries), written and spoken forms, in text
     /// order. A list yields one match per item ("Ps 23:1,4" → 23:1 and 23:4).
     public static func find(in text: String) -> [ScriptureMatch] {

@@ -108,6 +108,86 @@ public enum Migrations {
             CREATE INDEX jobs_runnable ON jobs(state, not_before, created_at);
             CREATE INDEX jobs_by_sermon ON jobs(sermon_id, kind, state);
             """),
+        Migration(version: 6, summary: "full-text search and scripture references", sql: """
+            -- Full-text search (contract §6.2). search_docs holds one row per searchable piece: a sermon's title
+            -- and speaker, a note, a transcript segment (with its start, so a hit can seek into the audio), a
+            -- summary. Triggers on records keep it in step inside the very transaction that writes a record,
+            -- local edit or pulled change alike; a tombstone leaves no row. search_index is FTS5 over it
+            -- (external content: the text is stored once, in search_docs), with Porter stemming, so "forgive"
+            -- finds "forgiveness".
+            CREATE TABLE search_docs(
+                doc INTEGER PRIMARY KEY,
+                collection TEXT NOT NULL,
+                record_id TEXT NOT NULL,
+                sermon_id TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                start REAL,
+                body TEXT NOT NULL
+            );
+            CREATE INDEX search_docs_by_record ON search_docs(collection, record_id);
+            CREATE VIRTUAL TABLE search_index USING fts5(body, content='search_docs', content_rowid='doc',
+                tokenize='porter unicode61 remove_diacritics 2');
+            CREATE TRIGGER search_docs_ai AFTER INSERT ON search_docs BEGIN
+                INSERT INTO search_index(rowid, body) VALUES (new.doc, new.body);
+            END;
+            CREATE TRIGGER search_docs_ad AFTER DELETE ON search_docs BEGIN
+                INSERT INTO search_index(search_index, rowid, body) VALUES ('delete', old.doc, old.body);
+            END;
+            CREATE VIEW search_source(collection, record_id, sermon_id, kind, start, body) AS
+                SELECT collection, id, id, 'sermon', NULL,
+                       json_extract(body, '$.title') || ' ' || coalesce(json_extract(body, '$.speaker'), '')
+                  FROM records WHERE collection = 'sermons' AND deleted_at IS NULL
+                UNION ALL
+                SELECT collection, id, sermon_id, 'note', json_extract(body, '$.timestamp'), json_extract(body, '$.text')
+                  FROM records WHERE collection = 'notes' AND deleted_at IS NULL
+                UNION ALL
+                SELECT r.collection, r.id, r.sermon_id, 'transcript', json_extract(seg.value, '$.start'), json_extract(seg.value, '$.text')
+                  FROM records AS r, json_each(r.body, '$.segments') AS seg
+                 WHERE r.collection = 'transcripts' AND r.deleted_at IS NULL
+                UNION ALL
+                SELECT collection, id, sermon_id, 'transcript', NULL, json_extract(body, '$.text')
+                  FROM records WHERE collection = 'transcripts' AND deleted_at IS NULL AND json_array_length(body, '$.segments') = 0
+                UNION ALL
+                SELECT collection, id, sermon_id, 'summary', NULL, json_extract(body, '$.title') || char(10) || json_extract(body, '$.text')
+                  FROM records WHERE collection = 'summaries' AND deleted_at IS NULL;
+            CREATE TRIGGER records_search_ai AFTER INSERT ON records
+            WHEN new.collection IN ('sermons', 'notes', 'transcripts', 'summaries') BEGIN
+                INSERT INTO search_docs(collection, record_id, sermon_id, kind, start, body)
+                SELECT collection, record_id, sermon_id, kind, start, body FROM search_source
+                 WHERE collection = new.collection AND record_id = new.id;
+            END;
+            CREATE TRIGGER records_search_au AFTER UPDATE ON records
+            WHEN new.collection IN ('sermons', 'notes', 'transcripts', 'summaries') BEGIN
+                DELETE FROM search_docs WHERE collection = old.collection AND record_id = old.id;
+                INSERT INTO search_docs(collection, record_id, sermon_id, kind, start, body)
+                SELECT collection, record_id, sermon_id, kind, start, body FROM search_source
+                 WHERE collection = new.collection AND record_id = new.id;
+            END;
+            INSERT INTO search_docs(collection, record_id, sermon_id, kind, start, body)
+            SELECT collection, record_id, sermon_id, kind, start, body FROM search_source;
+
+            -- Scripture references found in notes, transcript segments, summaries and titles, written by the
+            -- store as it writes the record (the parser is Swift: TNotesScripture). derived_state names the
+            -- parser version that filled it; a store opened by another parser version refills it.
+            CREATE TABLE scripture_refs(
+                collection TEXT NOT NULL,
+                record_id TEXT NOT NULL,
+                sermon_id TEXT NOT NULL,
+                ordinal INTEGER NOT NULL,
+                book TEXT NOT NULL,
+                chapter INTEGER NOT NULL,
+                verse_start INTEGER,
+                verse_end INTEGER,
+                start REAL,
+                PRIMARY KEY(collection, record_id, ordinal)
+            ) WITHOUT ROWID;
+            CREATE INDEX scripture_refs_by_passage ON scripture_refs(book, chapter);
+            CREATE INDEX scripture_refs_by_sermon ON scripture_refs(sermon_id);
+            CREATE TABLE derived_state(
+                name TEXT PRIMARY KEY,
+                version INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            """),
     ]
 
     public static var latestVersion: Int { all.last!.version }

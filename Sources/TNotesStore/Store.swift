@@ -97,6 +97,16 @@ public final class Store: @unchecked Sendable {
                 throw .io(path: path, detail: "cannot count the outbox: \(error)")
             }
         }
+        do {
+            // The scripture reference index is derived by a Swift parser; a store last written by another
+            // parser version (or just migrated to v6) is refilled once, here.
+            if try !ReferenceIndex.isCurrent(db) {
+                let count = try db.transaction { try ReferenceIndex.rebuild(db) }
+                if count > 0 { logger.info("scripture references indexed", metadata: ["records": "\(count)"]) }
+            }
+        } catch {
+            throw .io(path: path, detail: "cannot index scripture references: \(error)")
+        }
         self.db = db
         // Reads use connections of their own: WAL lets them run beside the writer and see every committed
         // write, and a read costs no trip through the write queue.

@@ -167,6 +167,8 @@ public final class StoreSession {
             [.text(change.collection.rawValue), .text(change.id), SQLValue(change.record.sermonId),
              .text(change.updatedAt), .text(change.deviceId), SQLValue(change.record.deletedAt), sortKey,
              .text(syncState.rawValue), .text(body)])
+        // Full-text rows follow by trigger; scripture references need the Swift parser.
+        try indexReferences(collection: change.collection, record: change.record)
         if origin == .local {
             try db.run("""
                 INSERT INTO outbox(op_id, collection, record_id, op, change, created_at) VALUES (?, ?, ?, ?, ?, ?)
