@@ -16,11 +16,16 @@ enum OSISText {
     static let noteMark: Character = "\u{E000}"
     private static let noteMarkUTF8: [UInt8] = Array("\u{E000}".utf8)
 
-    /// Elements dropped with everything inside them: footnotes and cross-references, headings, speaker labels.
     private static let noteName = Array("note".utf8)
+    /// Elements dropped with everything inside them: footnotes and cross-references, headings, speaker labels.
     private static let droppedElements: Set<[UInt8]> = [noteName, Array("title".utf8), Array("speaker".utf8)]
     private static let chapterName = Array("chapter".utf8)
+    /// <w> carries Strong's numbers and morphology, which OSISPlain would print (" <H7462>"). Its start tag is
+    /// kept bare rather than dropped: OSISPlain upper-cases only the text directly inside <divineName>, and the
+    /// KJV relies on that twice over, with `<divineName>Lord</divineName>` to be shown "LORD" and
+    /// `<divineName><w>LORD’s</w></divineName>` to stay "LORD’s".
     private static let wordName = Array("w".utf8)
+    private static let bareWordTag = Array("<w>".utf8)
     private static let endIDAttribute = Array(" eID=".utf8)
 
     /// Raw OSIS of one entry → OSIS holding only the verse's own text.
@@ -51,8 +56,13 @@ enum OSISText {
                     continue
                 }
                 // A stray end tag: drop it.
-            } else if tag.name != wordName {
-                // <w> carries Strong's numbers, which OSISPlain would print as " <H7462>"; its text is kept.
+            } else if tag.name == wordName {
+                if tag.isEnd {
+                    out.append(contentsOf: raw[index...close])
+                } else if !tag.isEmpty {
+                    out.append(contentsOf: bareWordTag)
+                }
+            } else {
                 out.append(contentsOf: raw[index...close])
             }
             index = close + 1

@@ -43,6 +43,7 @@ struct Bench {
             let figures = try bench.durableWrites(count: quick ? 300 : 3000)
             rawWriteRate = figures.first?.baseline
             report.add(figures)
+            report.add(try bench.searchWriteOverhead(count: quick ? 200 : 2000))
         }
         if bench.wants("transcription") {
             report.add(try bench.transcription(minutes: quick ? 0.5 : 10))
@@ -62,7 +63,7 @@ struct Bench {
         say("\nJSON written to \(out)")
         // Every figure must have been measured (a speed is never pass/fail here; a missing figure is).
         let bad = report.figures.filter { !$0.value.isFinite || $0.value <= 0 || ($0.baseline.map { !$0.isFinite || $0 <= 0 } ?? false) }
-        let expected = 3 + 3 + (postgres == nil ? 3 : 9) + 2 + scales.count * (8 + 5 * (postgres == nil ? 1 : 2)) + (scales.contains(1) ? (postgres == nil ? 1 : 2) : 0)
+        let expected = 4 + 3 + (postgres == nil ? 3 : 9) + 2 + scales.count * (11 + 5 * (postgres == nil ? 1 : 2)) + (scales.contains(1) ? (postgres == nil ? 1 : 2) : 0)
         if !bad.isEmpty || (only == nil && report.figures.count != expected) {
             say("missing or invalid figures: \(bad.map(\.name)); \(report.figures.count) of \(expected) produced")
             exit(1)
@@ -225,6 +226,8 @@ struct Bench {
                                   baseline: echoRate, baselineName: "bare echo over a Unix socket", target: "≥ 20 000 req/s",
                                   higherIsBetter: true))
             figures.append(try slowReader(socket: "\(d)/a.sock", scale: scale, calls: quick ? 300 : 2000))
+            figures.append(contentsOf: try searchFigures(socket: "\(d)/a.sock", dataDir: "\(d)/a/data", scale: scale,
+                                                         notes: sizes.notes, transcripts: sizes.sermons))
         }
         a.stop()
 

@@ -36,13 +36,13 @@ enum Seeder {
                     for j in 0..<sizes.notesPerSermon {
                         let t = s.stamp()
                         try s.commitLocal(.notes, record: [
-                            "id": .string(Identifier.make()), "sermonId": .string(id), "text": .string("Note \(j) of sermon \(i)"),
+                            "id": .string(Identifier.make()), "sermonId": .string(id), "text": .string("Note \(j) of sermon \(i): \(Vocabulary.sentence(seed: i &* 10 &+ j, words: 4))"),
                             "timestamp": .int(Int64(j * 30)), "createdAt": .string(t), "updatedAt": .string(t),
                         ], op: .upsert)
                     }
                     var segments = [JSON]()
                     for q in 0..<20 {
-                        segments.append(["start": .int(Int64(q * 10)), "end": .int(Int64(q * 10 + 9)), "text": .string("segment \(q)")])
+                        segments.append(["start": .int(Int64(q * 10)), "end": .int(Int64(q * 10 + 9)), "text": .string("segment \(q) \(Vocabulary.sentence(seed: i &* 20 &+ q &+ 7_000_000, words: 4))")])
                     }
                     try s.commitLocal(.transcripts, record: [
                         "id": .string(Identifier.derived(from: id, kind: "transcript")), "sermonId": .string(id),

@@ -24,7 +24,7 @@ struct Tnotes: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             StatusCommand.self, SermonCommand.self, NoteCommand.self, TranscriptCommand.self, SummaryCommand.self,
-            AudioCommand.self, TranscribeCommand.self, SummarizeCommand.self, AskCommand.self, JobsCommand.self,
+            AudioCommand.self, TranscribeCommand.self, SummarizeCommand.self, AskCommand.self, JobsCommand.self, SearchCommand.self, RefsCommand.self, VerseCommand.self,
             HistoryCommand.self, RestoreCommand.self, ConflictsCommand.self, SyncCommand.self, RPCCommand.self, WatchCommand.self, CompletionsCommand.self,
         ])
 

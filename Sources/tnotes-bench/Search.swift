@@ -1,0 +1,93 @@
+import Foundation
+import TNotesCore
+import TNotesSQLite
+
+extension Bench {
+    /// Contract §6.2 figures on a seeded store: `search.query` latency (p50, p99) over its notes and transcript
+    /// segments, and the size of the search index (full-text and scripture references) beside the whole file.
+    func searchFigures(socket: String, dataDir: String, scale: Int, notes: Int, transcripts: Int) throws -> [Figure] {
+        let c = try LineSocket(path: socket)
+        // Queries as people type them: one word, two words, a prefix, a phrase; words of the seed's vocabulary.
+        var queries: [String] = []
+        for i in 0..<64 {
+            let a = Vocabulary.word(i * 7919), b = Vocabulary.word(i * 104_729 + 3)
+            switch i % 4 {
+            case 0: queries.append(a)
+            case 1: queries.append("\(a) \(b)")
+            case 2: queries.append(String(a.prefix(4)) + "*")
+            default: queries.append("\"\(a) \(b)\"")
+            }
+        }
+        for q in queries.prefix(8) { _ = try c.call("search.query", ["q": .string(q)]) }  // warm the cache
+        var lat = [Double]()
+        for i in 0..<(quick ? 300 : 2000) {
+            let t = Date()
+            _ = try c.call("search.query", ["q": .string(queries[i % queries.count])])
+            lat.append(Date().timeIntervalSince(t) * 1000)
+        }
+        lat.sort()
+        let db = try SQLiteConnection(path: "\(dataDir)/tnotes.sqlite", create: false)
+        let indexBytes = try db.scalar("""
+            SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'search_%' OR name LIKE 'scripture_refs%' OR name = 'derived_state'
+            """).int ?? 0
+        let fileBytes = try db.scalar("SELECT sum(pgsize) FROM dbstat").int ?? 0
+        let what = "\(notes / 1000) k notes + \(transcripts / 1000) k transcripts"
+        return [
+            Figure(name: "search.query p50, \(what) (\(scale)×)", value: lat[lat.count / 2], unit: "ms", target: nil, higherIsBetter: false),
+            Figure(name: "search.query p99, \(what) (\(scale)×)", value: lat[min(lat.count - 1, Int(Double(lat.count) * 0.99))], unit: "ms",
+                   target: "< 5 ms", higherIsBetter: false),
+            Figure(name: "search index size (\(scale)×)", value: Double(indexBytes) / 1_048_576, unit: "MiB",
+                   baseline: Double(fileBytes) / 1_048_576, baselineName: "the whole database", target: nil, higherIsBetter: false),
+        ]
+    }
+
+    /// Durable `note.add` per second with the full-text index against the same daemon build without it (its
+    /// triggers dropped from a copy of the store), one client: what keeping the index costs a write.
+    func searchWriteOverhead(count: Int) throws -> Figure {
+        let d = "\(dir)/search-writes"
+        try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+        func rate(_ data: String, dropIndex: Bool) throws -> Double {
+            if dropIndex {
+                // A store made by this build, then its index triggers removed: writes skip the index only.
+                let first = try Child("\(bin)/tnotesd", ["--data-dir", data, "--socket", "\(d)/s.sock", "--log-level", logLevel], log: "\(d)/log")
+                try Wait.forSocket("\(d)/s.sock")
+                first.stop()
+                let db = try SQLiteConnection(path: "\(data)/tnotes.sqlite", create: false)
+                try db.exec("DROP TRIGGER records_search_ai; DROP TRIGGER records_search_au")
+                unlink("\(data)/tnotes.sqlite-clean")
+            }
+            let daemon = try Child("\(bin)/tnotesd", ["--data-dir", data, "--socket", "\(d)/s.sock", "--log-level", logLevel], log: "\(d)/log")
+            defer { daemon.stop() }
+            try Wait.forSocket("\(d)/s.sock")
+            let c = try LineSocket(path: "\(d)/s.sock")
+            let sid = try c.call("sermon.create", ["title": "bench"])["id"]!
+            let t = try timed {
+                for i in 0..<count {
+                    _ = try c.call("note.add", ["sermonId": sid, "text": .string(Vocabulary.sentence(seed: i, words: 8)), "timestamp": .int(Int64(i))])
+                }
+            }
+            return Double(count) / t
+        }
+        // Alternated twice and averaged, so disk drift does not favour either.
+        let with1 = try rate("\(d)/with1", dropIndex: false), without1 = try rate("\(d)/without1", dropIndex: true)
+        let without2 = try rate("\(d)/without2", dropIndex: true), with2 = try rate("\(d)/with2", dropIndex: false)
+        return Figure(name: "durable note.add with the search index, 1 client", value: (with1 + with2) / 2, unit: "writes/s",
+                      baseline: (without1 + without2) / 2, baselineName: "the same daemon with the index triggers dropped",
+                      target: "≥ 0.9 of without", higherIsBetter: true)
+    }
+}
+
+/// A fixed vocabulary of made-up words (three syllables each), so seeded text has the spread of real
+/// prose: a query matches hundreds of rows, not all or none.
+enum Vocabulary {
+    static let syllables = ["ba", "ko", "ri", "mu", "sen", "tal", "vo", "dri", "pe", "lun", "gar", "si", "no", "fe", "qua", "zo"]
+
+    static func word(_ n: Int) -> String {
+        let k = (n &* 2_654_435_761) & 0xFFF
+        return syllables[k & 15] + syllables[(k >> 4) & 15] + syllables[(k >> 8) & 15]
+    }
+
+    static func sentence(seed: Int, words: Int) -> String {
+        (0..<words).map { word(seed &* 31 &+ $0 &* 7) }.joined(separator: " ")
+    }
+}

@@ -1,0 +1,179 @@
+import ArgumentParser
+import TNotesClient
+import TNotesCore
+
+struct SearchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "search",
+        abstract: "Find anything you noted or a preacher said: notes, transcripts, summaries, titles.",
+        discussion: """
+            Words are stemmed (forgive finds forgiveness). Use "quotes" for a phrase, word* for a prefix, and \
+            AND, OR, NOT. Transcript hits show where they are in the audio (mm:ss). With --ref, finds the \
+            sermons that cite a passage instead.
+
+            Example:
+              tnotes search forgiveness
+              tnotes search '"no condemnation"' --speaker "Ann Lee" --from 2025-01-01
+              tnotes search --ref "Romans 8"
+              tnotes search --ref "John 3:16" --json
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "What to look for.") var words: [String] = []
+    @Option(name: .long, help: ArgumentHelp("A passage: book, book chapter, or book chapter:verse.", valueName: "ref")) var ref: String?
+    @Option(name: .long, help: ArgumentHelp("Only these kinds (comma-separated): sermon, note, transcript, summary.", valueName: "kinds"))
+    var kinds: String?
+    @Option(name: .long, help: "Only sermons by this speaker.") var speaker: String?
+    @Option(name: .long, help: ArgumentHelp("Only sermons dated on or after this day.", valueName: "date"), transform: Values.date) var from: String?
+    @Option(name: .long, help: ArgumentHelp("Only sermons dated on or before this day.", valueName: "date"), transform: Values.date) var to: String?
+    @Option(name: .long, help: "How many hits (1–200).") var limit = 20
+
+    func validate() throws {
+        if words.isEmpty && ref == nil { throw ValidationError("give words to search for, or --ref PASSAGE") }
+        if !words.isEmpty && ref != nil { throw ValidationError("give either words or --ref, not both") }
+        if !(1...200).contains(limit) { throw ValidationError("--limit must be between 1 and 200") }
+    }
+
+    func run() throws {
+        let session = Session(global)
+        if let ref {
+            let (book, chapter, verse) = try Self.passage(ref)
+            var params: [String: JSON] = ["book": .string(book)]
+            if let chapter { params["chapter"] = .int(Int64(chapter)) }
+            if let verse { params["verse"] = .int(Int64(verse)) }
+            try session.run("search.byReference", .object(params)) { r in
+                let items = r["items"]?.arrayValue ?? []
+                if items.isEmpty { return "no sermon cites \(ref)" }
+                return try items.map { i in
+                    let sid = i["sermonId"]?.stringValue ?? "?"
+                    let title = (try? session.call("sermon.get", ["id": .string(sid)])["title"]?.stringValue) ?? nil
+                    var at = ""
+                    if let t = (i["start"] ?? i["timestamp"])?.doubleValue { at = " [\(Format.offset(t))]" }
+                    return "\(sid)  \(title ?? "")  \(i["kind"]?.stringValue ?? "?")\(at): \(i["display"]?.stringValue ?? "")"
+                }.joined(separator: "\n")
+            }
+            return
+        }
+        var params: [String: JSON] = ["q": .string(words.joined(separator: " ")), "limit": .int(Int64(limit))]
+        if let kinds { params["kinds"] = .array(kinds.split(separator: ",").map { .string(String($0).trimmingWhitespace) }) }
+        if let speaker { params["speaker"] = .string(speaker) }
+        if let from { params["from"] = .string(from) }
+        // A day given as --to means the whole of that day.
+        if let to { params["to"] = .string(to.hasSuffix("T00:00:00.000Z") ? to.replacingSuffix("T00:00:00.000Z", "T23:59:59.999Z") : to) }
+        let bold = Style.stdout.enabled
+        try session.run("search.query", .object(params)) { r in
+            let items = r["items"]?.arrayValue ?? []
+            if items.isEmpty { return "no matches" }
+            return items.map { i in
+                var at = ""
+                if let t = (i["start"] ?? i["timestamp"])?.doubleValue { at = " [\(Format.offset(t))]" }
+                var snippet = (i["snippet"]?.stringValue ?? "").split(whereSeparator: \.isNewline).joined(separator: " ")
+                snippet = Self.highlight(snippet, bold: bold)
+                return "\(i["sermonId"]?.stringValue ?? "?")  \(i["kind"]?.stringValue ?? "?")\(at)  \(snippet)"
+            }.joined(separator: "\n")
+        }
+    }
+
+    /// `**match**` markers as bold on a terminal, plain text elsewhere.
+    static func highlight(_ s: String, bold: Bool) -> String {
+        let parts = s.split(separator: "**", omittingEmptySubsequences: false)
+        var out = ""
+        for (i, part) in parts.enumerated() {
+            if i > 0 && bold { out += i % 2 == 1 ? "\u{1B}[1m" : "\u{1B}[0m" }
+            out += part
+        }
+        return out
+    }
+
+    /// "Romans 8:28" → ("Romans", 8, 28); "1 Cor 13" → ("1 Cor", 13, nil); "Jude" → ("Jude", nil, nil).
+    static func passage(_ text: String) throws -> (String, Int?, Int?) {
+        var parts = text.split(separator: " ").map(String.init)
+        guard let last = parts.last else { throw ValidationError("--ref needs a passage, e.g. \"Romans 8\"") }
+        let numbers = last.split(separator: ":", omittingEmptySubsequences: false)
+        if parts.count > 1, let chapter = Int(numbers[0]) {
+            parts.removeLast()
+            let verse = numbers.count > 1 ? Int(numbers[1].prefix { $0.isNumber }) : nil
+            if numbers.count > 1 && verse == nil { throw ValidationError("--ref: cannot read the verse in \(text)") }
+            return (parts.joined(separator: " "), chapter, verse)
+        }
+        return (text, nil, nil)
+    }
+}
+
+struct RefsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "refs",
+        abstract: "The scripture passages a sermon cites (title, notes, transcript, summary), with --text their words.",
+        discussion: """
+            Example:
+              tnotes refs $SERMON
+              tnotes refs $SERMON --text
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: ArgumentHelp("The sermon's id.", valueName: "sermon-id"), transform: Values.id) var sermonId: String
+    @Flag(name: .long, help: "Print each passage's text (offline, from the installed SWORD Bible).") var text = false
+    @Option(name: .long, help: "The translation for --text (KJV, WEB).") var translation = "KJV"
+
+    func run() throws {
+        let session = Session(global)
+        let refs = try session.call("sermon.get", ["id": .string(sermonId)])["scriptureRefs"]?.arrayValue ?? []
+        var passages: [JSON] = []
+        if text {
+            for r in refs { passages.append(try session.call("scripture.text", ["ref": .string(Self.display(r)), "translation": .string(translation)])) }
+        }
+        if global.json {
+            Output.line((text ? JSON.array(passages) : JSON.array(refs)).text)
+            return
+        }
+        if refs.isEmpty { Output.line("no scripture references"); return }
+        if !text { Output.line(refs.map(Self.display).joined(separator: "\n")); return }
+        Output.line(passages.map(VerseCommand.render).joined(separator: "\n\n"))
+    }
+
+    static func display(_ r: JSON) -> String {
+        var s = "\(r["book"]?.stringValue ?? "?") \(r["chapter"]?.int64Value ?? 0)"
+        if let v = r["verseStart"]?.int64Value {
+            s += ":\(v)"
+            if let e = r["verseEnd"]?.int64Value { s += "-\(e)" }
+        }
+        return s
+    }
+}
+
+struct VerseCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verse",
+        abstract: "Print a Bible passage, offline (SWORD modules from Debian: sword-text-kjv, sword-text-web).",
+        discussion: """
+            Example:
+              tnotes verse "John 3:16-18"
+              tnotes verse Ps 23 --translation WEB
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The passage, as people write it.") var words: [String] = []
+    @Option(name: .long, help: "KJV (default) or WEB.") var translation = "KJV"
+
+    func validate() throws {
+        if words.isEmpty { throw ValidationError("give a passage, e.g. \"John 3:16\"") }
+    }
+
+    func run() throws {
+        try Session(global).run("scripture.text", ["ref": .string(words.joined(separator: " ")), "translation": .string(translation)]) { r in
+            Self.render(r)
+        }
+    }
+
+    static func render(_ r: JSON) -> String {
+        var lines = ["\(r["reference"]?.stringValue ?? "") (\(r["translation"]?.stringValue ?? ""))"]
+        for v in r["verses"]?.arrayValue ?? [] {
+            lines.append("\(v["chapter"]?.int64Value ?? 0):\(v["verse"]?.int64Value ?? 0) \(v["text"]?.stringValue ?? "")")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension String {
+    func replacingSuffix(_ suffix: String, _ with: String) -> String { String(dropLast(suffix.count)) + with }
+}
