@@ -71,26 +71,51 @@ enum OSISText {
     }
 
     /// Plain text from OSISPlain → the verse on one line: footnote marks become a space where the note held
-    /// the only word break ("Christ,which" → "Christ, which") and nothing elsewhere, pilcrows go, runs of white
-    /// space become one space, and the ends are trimmed.
+    /// the only word break ("Christ,which" → "Christ, which") and nothing elsewhere, pilcrows and USFM leftovers
+    /// go, runs of white space become one space, and the ends are trimmed.
     static func finish(_ plain: String) -> String {
         let characters = Array(plain)
         var result = ""
         result.reserveCapacity(characters.count)
         var pendingSpace = false
-        for (offset, character) in characters.enumerated() {
+        var offset = 0
+        while offset < characters.count {
+            let character = characters[offset]
             if character == noteMark {
                 if noteNeedsSpace(characters, at: offset) { pendingSpace = true }
-            } else if character == "¶" || character.isWhitespace {
+            } else if character == "¶" {
                 // The KJV marks paragraphs with "¶ " at the start of a verse; a quoted verse does not need it.
-                pendingSpace = pendingSpace || character.isWhitespace
+            } else if character.isWhitespace {
+                pendingSpace = true
+            } else if let end = usfmMarkerEnd(characters, at: offset) {
+                // A USFM marker the module's conversion from USFM left in the text: the KJV has "the \nd LORD" in
+                // 27 verses (Exodus 6:3, 17:16, …), which SWORD prints as is.
+                pendingSpace = true
+                offset = end
+                continue
             } else {
                 if pendingSpace, !result.isEmpty { result.append(" ") }
                 pendingSpace = false
                 result.append(character)
             }
+            offset += 1
         }
         return result
+    }
+
+    /// If a USFM character marker starts at `offset` — a backslash, an optional "+", letters or digits, an
+    /// optional "*" ("\nd", "\+nd*", "\f*") — the offset just past it; nil otherwise.
+    private static func usfmMarkerEnd(_ characters: [Character], at offset: Int) -> Int? {
+        guard characters[offset] == "\\" else { return nil }
+        var index = offset + 1
+        if index < characters.count, characters[index] == "+" { index += 1 }
+        let nameStart = index
+        while index < characters.count, characters[index].isASCII, characters[index].isLetter || characters[index].isNumber {
+            index += 1
+        }
+        guard index > nameStart else { return nil }
+        if index < characters.count, characters[index] == "*" { index += 1 }
+        return index
     }
 
     /// True when a removed note separated two words: something other than space or an opening mark before it,
