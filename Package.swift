@@ -33,6 +33,8 @@ let package = Package(
         // CMU PocketSphinx (Debian's libpocketsphinx-dev, model in pocketsphinx-en-us): offline speech to text.
         .systemLibrary(name: "CPocketSphinx", path: "Sources/CPocketSphinx", pkgConfig: "pocketsphinx",
                        providers: [.apt(["libpocketsphinx-dev", "libsphinxbase-dev"])]),
+        // SWORD (Debian's libsword-dev, its C "flat API"): offline Bible text from sword-text-kjv / sword-text-web.
+        .systemLibrary(name: "CSword", path: "Sources/CSword", pkgConfig: "sword", providers: [.apt(["libsword-dev"])]),
         // libcurl (Debian's libcurl4-openssl-dev) behind a small C shim: curl_easy_setopt is variadic.
         .target(name: "CCurlShim", linkerSettings: [.linkedLibrary("curl")]),
         // Models, record schemas, HLC, merge rule, the one JSON codec.
@@ -80,6 +82,8 @@ let package = Package(
         ]),
         // Scripture references: book names, abbreviations, written and spoken forms (pure logic, no I/O).
         .target(name: "TNotesScripture"),
+        // Bible text from installed SWORD modules, by our references.
+        .target(name: "TNotesBible", dependencies: ["CSword", "TNotesScripture"]),
         // Local processing: the durable job queue's worker, transcription engines (PocketSphinx, a command),
         // the extractive summariser and the sermon assistant.
         .target(name: "TNotesProcessing", dependencies: [
@@ -92,7 +96,7 @@ let package = Package(
         // The daemon: config, paths, single-instance lock, record methods, wiring.
         .target(name: "TNotesDaemon", dependencies: [
             "TNotesCore", "TNotesStore", "TNotesRPC", "TNotesSocketServer", "TNotesConfig", "TNotesSync", "CSystemd",
-            "TNotesLifecycle", "TNotesProcessing", "TNotesScripture",
+            "TNotesLifecycle", "TNotesProcessing", "TNotesScripture", "TNotesBible",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -161,6 +165,7 @@ let package = Package(
         .testTarget(name: "TNotesReliabilityTests", dependencies: ["TNotesTestSupport", "TNotesCore", "tnotesd", "tnotes-server"]),
         .testTarget(name: "TNotesSyncTests", dependencies: ["TNotesTestSupport", "TNotesCore", "TNotesStore", "TNotesSQLite", "TNotesSync", "tnotesd", "tnotes-server"]),
         .testTarget(name: "TNotesScriptureTests", dependencies: ["TNotesScripture"]),
+        .testTarget(name: "TNotesBibleTests", dependencies: ["TNotesBible", "TNotesScripture"]),
         .testTarget(name: "TNotesProcessingTests", dependencies: [
             "TNotesProcessing", "TNotesScripture", "TNotesStore", "TNotesTestSupport", "TNotesCore", "tnotesd", "tnotes-server",
             .product(name: "Logging", package: "swift-log"),

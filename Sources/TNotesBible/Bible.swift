@@ -56,9 +56,10 @@ public enum BibleError: Error, Equatable, CustomStringConvertible {
     }
 }
 
-/// Serialises every call into SWORD, across all `Bible` instances. SWORD is not thread-safe, and the flat API
-/// keeps process-wide state besides each manager's own: the buffers some calls return are statics shared by all
-/// managers, and the log and locale manager are singletons. A lock per instance would not be enough.
+/// Serialises every call into SWORD, across all `Bible` instances. SWORD is not thread-safe, and much of its
+/// state is process-wide rather than per manager: the system FileMgr that pools the open module files, the log
+/// and locale managers, and static buffers in which the flat API returns some results. A lock per instance would
+/// not be enough.
 private let swordLock = Mutex(())
 
 /// The flat API's SWHANDLE: a C++ object's address as an intptr_t. It is a macro, so Swift does not see the
@@ -115,7 +116,7 @@ public final class Bible: Sendable {
     public func installedTranslations() -> [String] {
         withManager { manager in
             guard let manager else { return [] }
-            return Self.translations.keys.sorted().filter { Self.module(in: manager, names: Self.translations[$0]!.modules) != nil }
+            return Self.translations.filter { Self.module(in: manager, names: $0.value.modules) != nil }.keys.sorted()
         }
     }
 
@@ -270,7 +271,7 @@ public final class Bible: Sendable {
     /// The current verse as plain text (see `OSISText`).
     private static func plainText(module: SwordHandle, manager: SwordHandle) -> String {
         guard let raw = org_crosswire_sword_SWModule_getRawEntry(module) else { return "" }
-        let prepared = OSISText.prepare(Array(UnsafeBufferPointer(start: raw, count: strlen(raw)).map { UInt8(bitPattern: $0) }))
+        let prepared = OSISText.prepare(Array(UnsafeRawBufferPointer(start: raw, count: strlen(raw))))
         // OSISPlain is SWORD's OSIS-to-plain-text filter, the one stripText itself ends with. filterText
         // copies its result into a buffer of the manager's, valid until the next call: copied at once.
         guard let rendered = org_crosswire_sword_SWMgr_filterText(manager, "OSISPlain", String(decoding: prepared, as: UTF8.self))

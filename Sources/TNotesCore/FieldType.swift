@@ -18,6 +18,9 @@ public indirect enum FieldType: Sendable {
     case arrayOf(FieldType)
     case object
     case any
+    /// A publication's public id: a readable slug, a dash and 16 lowercase hex digits (64 random bits),
+    /// e.g. `no-condemnation-3f9a0c1d2b4e5f60`; safe in a URL path as it is.
+    case publicId
 
     /// A JSON-schema-ish description, used by `rpc.discover`.
     public var schema: JSON {
@@ -52,6 +55,7 @@ public indirect enum FieldType: Sendable {
         case .arrayOf(let t): return ["type": "array", "items": t.schema]
         case .object: return ["type": "object"]
         case .any: return [:]
+        case .publicId: return ["type": "string", "pattern": .string(PublicId.pattern)]
         }
     }
 }
@@ -139,6 +143,10 @@ extension FieldType {
             return .array(out)
         case .object:
             guard case .object = value else { throw fail("must be an object, not \(value.typeName)") }
+            return value
+        case .publicId:
+            guard case .string(let s) = value else { throw fail("must be a string, not \(value.typeName)") }
+            guard PublicId.isValid(s) else { throw fail("must be a slug, a dash and 16 hex digits") }
             return value
         }
     }

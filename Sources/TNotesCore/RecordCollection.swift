@@ -3,6 +3,8 @@ public enum RecordCollection: String, Sendable, CaseIterable, Hashable {
     case sermons, notes, transcripts, summaries, chatMessages
     /// Concurrent edits of the same words (contract §6.3): made by the server's merge, resolved on a device.
     case conflicts
+    /// A sermon's public page (contract §6.5): the snapshot of what was published, or its unpublishing.
+    case publications
 
     /// Children belong to a sermon through `sermonId`.
     public var isChild: Bool { self != .sermons }

@@ -35,6 +35,7 @@ public struct RecordSchema: Sendable {
         case .summaries: return summaries
         case .chatMessages: return chatMessages
         case .conflicts: return conflicts
+        case .publications: return publications
         }
     }
 
@@ -103,6 +104,26 @@ public struct RecordSchema: Sendable {
         Field("state", .enumeration(["open", "resolved"])),
         Field("createdAt", .time),
         Field("resolvedAt", .time, nullable: true, default: .null),
+        Field("updatedAt", .time),
+        Field("deletedAt", .time, nullable: true, default: .null),
+    ])
+
+    /// What may be published of a sermon.
+    public static let publicationParts = ["notes", "summary", "transcript"]
+
+    /// A sermon's publication (contract §6.5; seed 004 done right). The record is the whole operation, queued
+    /// and sent as is: `snapshot` is a JSON object (never JSON text in a string), and an unpublish keeps
+    /// `publicId`, so it can run whenever it reaches the server.
+    public static let publications = RecordSchema(collection: .publications, fields: [
+        Field("id", .uuid),
+        Field("sermonId", .uuid),
+        Field("publicId", .publicId),
+        Field("parts", .arrayOf(.enumeration(publicationParts)), default: ["notes", "summary"]),
+        Field("published", .bool),
+        // {title, speaker, date, serviceType, notes: [{timestamp, text}], summary: {title, text, type}|null,
+        //  transcript: {text, segments}|null}; null once unpublished.
+        Field("snapshot", .object, nullable: true, default: .null),
+        Field("publishedAt", .time, nullable: true, default: .null),
         Field("updatedAt", .time),
         Field("deletedAt", .time, nullable: true, default: .null),
     ])

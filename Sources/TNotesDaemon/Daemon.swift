@@ -4,6 +4,7 @@ import NIOPosix
 import ServiceLifecycle
 import TNotesLifecycle
 import TNotesConfig
+import TNotesBible
 import TNotesProcessing
 import TNotesCore
 import TNotesRPC
@@ -93,7 +94,8 @@ public struct Daemon {
 
     /// Every socket method, over one store: what `run` serves.
     static func methodTable(store: Store, hub: EventHub, info: DaemonInfo, sync: SyncEngine?, audioDirectory: String,
-                            processing: ProcessingSettings = ProcessingSettings(), worker: ProcessingWorker? = nil) -> MethodTable {
+                            processing: ProcessingSettings = ProcessingSettings(), worker: ProcessingWorker? = nil,
+                            scriptureModulesPath: String? = nil) -> MethodTable {
         let discovery = DiscoveryDocument()
         var table = MethodTable(title: "tnotesd", version: TNotesVersion.string)
         SystemMethods(store: store, hub: hub, info: info, discovery: discovery, sync: sync).register(into: &table)
@@ -101,7 +103,7 @@ public struct Daemon {
         AudioMethods(store: store, importer: AudioImporter(audioDirectory: audioDirectory),
                      autoTranscribe: processing.autoTranscribe, worker: worker).register(into: &table)
         ProcessingMethods(store: store, worker: worker).register(into: &table)
-        SearchMethods(store: store).register(into: &table)
+        SearchMethods(store: store, bible: Bible(modulesPath: scriptureModulesPath)).register(into: &table)
         HistoryMethods(store: store).register(into: &table)
         ConflictMethods(store: store).register(into: &table)
         discovery.set(table.openRPC(components: DiscoveryDocument.components()))
@@ -163,7 +165,7 @@ public struct Daemon {
         let worker = ProcessingWorker(store: store, settings: config.processing, scratchDirectory: paths.scratchDirectory,
                                       logger: logger) { topic, fields in hub.publish(topic: topic, fields) }
         let table = Self.methodTable(store: store, hub: hub, info: info, sync: sync, audioDirectory: paths.audioDirectory,
-                                     processing: config.processing, worker: worker)
+                                     processing: config.processing, worker: worker, scriptureModulesPath: config.scriptureModulesPath)
         let dispatcher = Dispatcher(table: table, logger: logger)
 
         // One event loop per core (at most 4): a connection whose answer is large to encode (sermon.list of

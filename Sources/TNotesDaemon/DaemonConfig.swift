@@ -19,6 +19,9 @@ public struct DaemonConfig: Sendable, Equatable {
     public var historyKeepDays = 90
     /// `[processing]`: transcription, summaries and the assistant (contract §6.1).
     public var processing = ProcessingSettings()
+    /// `[scripture] modules_path`: a SWORD library (a directory with mods.d/ and modules/) to read Bible text
+    /// from instead of the system's (/usr/share/sword, where Debian's sword-text-* packages install).
+    public var scriptureModulesPath: String?
 
     public struct SyncConfig: Sendable, Equatable {
         /// nil: sync disabled, the daemon stays local-only.
@@ -58,6 +61,11 @@ extension DaemonConfig {
         }
         if let table = try r.table("processing") {
             c.processing = try parseProcessing(table, file: file)
+        }
+        if let table = try r.table("scripture") {
+            var sc = TableReader(table: table, prefix: "scripture.", file: file, expandPath: DaemonPaths.expandTilde)
+            c.scriptureModulesPath = try sc.path("modules_path")
+            try sc.finish()
         }
         if let log = try r.table("log") {
             var l = TableReader(table: log, prefix: "log.", file: file, expandPath: DaemonPaths.expandTilde)

@@ -1,3 +1,5 @@
+import NIOPosix
+import TNotesBible
 import TNotesCore
 import TNotesRPC
 import TNotesScripture
@@ -6,11 +8,13 @@ import TNotesStore
 /// Contract §6.2: full-text search over everything noted or said, and sermons by the passages they cite.
 struct SearchMethods {
     let store: Store
+    let bible: Bible
 
     static let kinds = ["sermon", "note", "transcript", "summary"]
 
     func register(into table: inout MethodTable) {
         let store = self.store
+        Self.registerScripture(into: &table, bible: bible)
 
         table.add(MethodSpec("search.query", summary: """
             Full-text search of titles and speakers, notes, transcript segments and summaries, best match first \
@@ -75,6 +79,40 @@ struct SearchMethods {
                 if let start = f.start { o[f.collection == "notes" ? "timestamp" : "start"] = .double(start) }
                 return .object(o)
             })]
+        })
+    }
+
+    /// `scripture.text`: the passage from an installed SWORD module. SWORD reads compressed files and is
+    /// synchronous, so it runs on NIO's blocking thread pool, never on the cooperative pool.
+    static func registerScripture(into table: inout MethodTable, bible: Bible) {
+        table.add(MethodSpec("scripture.text", summary: "A Bible passage, offline, from the installed SWORD modules (KJV by default).",
+                             params: [
+                                ParamSpec("ref", .text, required: true, "as people write it: John 3:16-18, Ps 23, 1 Cor 13:4"),
+                                ParamSpec("translation", .string, "KJV (sword-text-kjv, the default) or WEB (sword-text-web)"),
+                             ],
+                             result: ["type": "object", "properties": ["reference": ["type": "string"], "translation": ["type": "string"],
+                                                                       "verses": ["type": "array"]]], readOnly: true) { p, _ in
+            let ref = try p.requiredString("ref")
+            let translation = p.string("translation") ?? "KJV"
+            guard ScriptureReferences.parse(ref) != nil else {
+                throw RPCError.invalidParams(field: "ref", reason: "is not a Bible reference (e.g. John 3:16-18)")
+            }
+            let result: Result<Passage, BibleError> = try await NIOThreadPool.singleton.runIfActive {
+                Result { () throws(BibleError) -> Passage in try bible.passage(ref, translation: translation) }
+            }
+            switch result {
+            case .success(let passage):
+                return ["reference": .string(passage.reference), "translation": .string(passage.translation),
+                        "verses": .array(passage.verses.map {
+                            ["book": .string($0.book), "chapter": .int(Int64($0.chapter)), "verse": .int(Int64($0.verse)), "text": .string($0.text)]
+                        })]
+            case .failure(.translationMissing(let t, let package)):
+                throw RPCError.unavailable("the \(t) Bible is not installed: apt-get install \(package)")
+            case .failure(.unknownTranslation(let t)):
+                throw RPCError.invalidParams(field: "translation", reason: "unknown translation \(t) (known: \(Bible.translations.keys.sorted().joined(separator: ", ")))")
+            case .failure(.noSuchPassage(let what)):
+                throw RPCError.notFound("passage", id: what.isEmpty ? ref : what)
+            }
         })
     }
 

@@ -236,6 +236,16 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
             return nil
         }
 
+        func publicIdOwner(_ publicId: String) async throws -> (user: Int64, recordId: String)? {
+            for try await (u, id) in try await conn.query(
+                "SELECT user_id, id FROM records WHERE (body->>'publicId') = \(publicId) AND collection = 'publications'",
+                logger: logger).decode((Int64, String).self)
+            {
+                return (u, id)
+            }
+            return nil
+        }
+
         func children(_ collection: RecordCollection, sermonId: String) async throws
             -> [(version: RecordVersion, body: [String: JSON])]
         {
@@ -403,6 +413,16 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
                                     record: .object(try JSON.parse(b).objectValue ?? [:])))
         }
         return out
+    }
+
+    public func publication(publicId: String) async throws -> PublishedRecord? {
+        for try await (u, b, t) in try await client.query(
+            "SELECT user_id, body::text, updated_at FROM records WHERE (body->>'publicId') = \(publicId) AND collection = 'publications'",
+            logger: logger).decode((Int64, String, String).self)
+        {
+            return PublishedRecord(user: u, body: try JSON.parse(b).objectValue ?? [:], updatedAt: t)
+        }
+        return nil
     }
 
     public func records(user: Int64, collection: RecordCollection) async throws -> [[String: JSON]] {

@@ -167,6 +167,13 @@ public final class SQLiteServerStorage: ServerStorage, @unchecked Sendable {
             return try text.flatMap { try JSON.parse($0).objectValue }
         }
 
+        func publicIdOwner(_ publicId: String) async throws -> (user: Int64, recordId: String)? {
+            try db.query("""
+                SELECT user_id, id FROM records INDEXED BY records_by_public_id
+                WHERE json_extract(body, '$.publicId') = ? AND collection = 'publications'
+                """, [.text(publicId)]).first.map { (user: $0[0].int ?? 0, recordId: $0[1].string ?? "") }
+        }
+
         func keepMergedInput(_ change: Change) async throws {
             try db.run("""
                 INSERT OR IGNORE INTO merged_inputs(user_id, collection, id, updated_at, device_id, body) VALUES (?, ?, ?, ?, ?, ?)
@@ -220,6 +227,18 @@ public final class SQLiteServerStorage: ServerStorage, @unchecked Sendable {
 
     public func newestUpdatedAt() async throws -> String? {
         try await locked { try db.scalar("SELECT max(updated_at) FROM records").string }
+    }
+
+    public func publication(publicId: String) async throws -> PublishedRecord? {
+        try await locked {
+            try db.query("""
+                SELECT user_id, body, updated_at FROM records INDEXED BY records_by_public_id
+                WHERE json_extract(body, '$.publicId') = ? AND collection = 'publications'
+                """, [.text(publicId)]).first.map {
+                PublishedRecord(user: $0[0].int ?? 0, body: try JSON.parse($0[1].string ?? "{}").objectValue ?? [:],
+                                updatedAt: $0[2].string ?? "")
+            }
+        }
     }
 
     public func audio(user: Int64, sermonId: String) async throws -> AudioBlobInfo? {

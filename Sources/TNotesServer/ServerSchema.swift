@@ -62,6 +62,11 @@ enum ServerSchema {
             PRIMARY KEY(user_id, collection, id, updated_at, device_id)
         ) WITHOUT ROWID;
         """,
+        // 3: public pages (contract §6.5) are read by their public id, which belongs to one publication of
+        // one user: the index finds it and refuses a second owner.
+        """
+        CREATE UNIQUE INDEX records_by_public_id ON records(json_extract(body, '$.publicId')) WHERE collection = 'publications';
+        """,
     ]
 
     static let postgres: [String] = [
@@ -141,6 +146,10 @@ enum ServerSchema {
             body JSONB NOT NULL,
             PRIMARY KEY(user_id, collection, id, updated_at, device_id)
         );
+        """,
+        // 4: as SQLite's 3.
+        """
+        CREATE UNIQUE INDEX records_by_public_id ON records((body->>'publicId')) WHERE collection = 'publications';
         """,
     ]
 }

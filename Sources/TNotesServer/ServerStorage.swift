@@ -21,6 +21,13 @@ public struct LoggedChange: Sendable, Equatable {
     }
 }
 
+/// A stored publication record, for its public page.
+public struct PublishedRecord: Sendable, Equatable {
+    public let user: Int64
+    public let body: [String: JSON]
+    public let updatedAt: String
+}
+
 public struct UserInfo: Sendable, Equatable {
     public let id: Int64
     public let name: String
@@ -80,6 +87,9 @@ public protocol ServerStorage: Sendable {
     /// The greatest updatedAt stored (for the server clock at start).
     func newestUpdatedAt() async throws -> String?
 
+    /// The publication record with this public id, whoever owns it (a public page is read without a token).
+    func publication(publicId: String) async throws -> PublishedRecord?
+
     func audio(user: Int64, sermonId: String) async throws -> AudioBlobInfo?
     /// Where this backend keeps audio bytes: files under `directory`, or the database itself.
     func audioBlobs(directory: String) -> any AudioBlobStore
@@ -104,6 +114,8 @@ public protocol ServerTransaction: Sendable {
     /// Keeps a pushed version that was merged rather than stored, so that an edit made on it can find it
     /// as its base.
     func keepMergedInput(_ change: Change) async throws
+    /// Who holds a public id: the owning user and the publication's record id, nil when nobody does.
+    func publicIdOwner(_ publicId: String) async throws -> (user: Int64, recordId: String)?
     /// Merges `changes` in order, exactly as `SyncService.merge` would one at a time (later changes see
     /// what earlier ones in the batch did); returns each one's verdict. A backend whose statements cost a
     /// network round trip does the batch in a few set-based statements instead of five per change.

@@ -58,6 +58,16 @@ public struct SyncService: Sendable {
         let batch = parsed
         return try await storage.transaction(user: user) { tx in
             let before = tx.seq
+            // A public id belongs to the publication that first took it: another user's (or another
+            // record's) change naming it is refused as if the page did not exist (contract §6.5).
+            var batch = batch
+            for (k, item) in batch.enumerated() {
+                guard case .success(let c) = item.change, c.collection == .publications,
+                      let publicId = c.record["publicId"]?.stringValue,
+                      let owner = try await tx.publicIdOwner(publicId), owner.user != user || owner.recordId != c.id
+                else { continue }
+                batch[k].change = .failure(FieldError(field: "record.publicId", reason: "no publication \(publicId) of this user"))
+            }
             let valid = batch.compactMap { item -> Change? in if case .success(let c) = item.change { return c } else { return nil } }
             let verdicts = try await tx.mergeBatch(valid)
             guard verdicts.count == valid.count else { throw ServerError.storage("merge returned \(verdicts.count) verdicts for \(valid.count) changes") }

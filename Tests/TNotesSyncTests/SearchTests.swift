@@ -132,3 +132,47 @@ struct SearchTests {
         #expect(try c.callError("search.byReference", ["book": "John", "verse": 2]).field == "verse")
     }
 }
+
+/// Contract §6.2 `scripture.text` and `tnotes verse`: offline KJV text from Debian's sword-text-kjv.
+@Suite("scripture text")
+struct ScriptureTextTests {
+    static let hasKJV = FileManager.default.fileExists(atPath: "/usr/share/sword/mods.d/engKJV2006eb.conf")
+
+    @Test("scripture.text gives the KJV text of John 3:16, Psalm 23:1-3 and 1 Cor 13:4; bad refs are named",
+          .enabled(if: hasKJV, "needs sword-text-kjv"))
+    func kjv() throws {
+        let d = try DaemonProcess().start()
+        defer { d.stop() }
+        let c = try d.client()
+        let john = try c.call("scripture.text", ["ref": "John 3:16"])
+        #expect(john["translation"] == "KJV" && john["reference"] == "John 3:16")
+        #expect(john["verses"]?.arrayValue?.first?["text"] == "For God so loved the world, that he gave his only begotten Son, that whosoever believeth in him should not perish, but have everlasting life.")
+        let psalm = try c.call("scripture.text", ["ref": "Psalm 23:1-3"])
+        #expect(psalm["verses"]?.arrayValue?.map { $0["verse"] } == [1, 2, 3])
+        #expect(psalm["verses"]?.arrayValue?.first?["text"] == "The LORD is my shepherd; I shall not want.")
+        #expect(psalm["verses"]?.arrayValue?.last?["text"] == "He restoreth my soul: he leadeth me in the paths of righteousness for his name’s sake.")
+        let cor = try c.call("scripture.text", ["ref": "1 Cor 13:4"])
+        #expect(cor["verses"]?.arrayValue?.first?["book"] == "1 Corinthians")
+        #expect(cor["verses"]?.arrayValue?.first?["text"] == "Charity suffereth long, and is kind; charity envieth not; charity vaunteth not itself, is not puffed up,")
+
+        #expect(try c.callError("scripture.text", ["ref": "the gospel"]).field == "ref")
+        #expect(try c.callError("scripture.text", ["ref": "John 3:99"]).code == -32001)
+        #expect(try c.callError("scripture.text", ["ref": "John 3:16", "translation": "NIV"]).field == "translation")
+
+        // The CLI prints the passage.
+        let out = try ProcessRunner.run(Binaries.path("tnotes"), ["--socket", d.socketPath, "verse", "John", "3:16-17"],
+                                        environment: ["NO_COLOR": "1"], stdin: nil, timeout: 30)
+        #expect(out.status == 0 && out.stdout.hasPrefix("John 3:16-17 (KJV)\n3:16 For God so loved"), "\(out.stdout)\(out.stderr)")
+    }
+
+    @Test("a translation that is not installed answers -32005 naming its Debian package")
+    func missingModule() throws {
+        let empty = TempDirectory()
+        let d = DaemonProcess(environment: ["HOME": empty.path])
+        d.extraArguments = ["--config", try d.dir.write("tnotesd.toml", "[scripture]\nmodules_path = \"\(empty.path)\"\n")]
+        try d.start()
+        defer { d.stop() }
+        let e = try d.client().callError("scripture.text", ["ref": "John 3:16"])
+        #expect(e.code == -32005 && e.message.contains("sword-text-kjv"), "\(e)")
+    }
+}
