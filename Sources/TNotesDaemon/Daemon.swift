@@ -95,11 +95,12 @@ public struct Daemon {
     /// Every socket method, over one store: what `run` serves.
     static func methodTable(store: Store, hub: EventHub, info: DaemonInfo, sync: SyncEngine?, audioDirectory: String,
                             processing: ProcessingSettings = ProcessingSettings(), worker: ProcessingWorker? = nil,
-                            scriptureModulesPath: String? = nil) -> MethodTable {
+                            scriptureModulesPath: String? = nil, publicBaseURL: String? = nil) -> MethodTable {
         let discovery = DiscoveryDocument()
         var table = MethodTable(title: "tnotesd", version: TNotesVersion.string)
         SystemMethods(store: store, hub: hub, info: info, discovery: discovery, sync: sync).register(into: &table)
-        RecordMethods(store: store).register(into: &table)
+        RecordMethods(store: store, publicBaseURL: publicBaseURL).register(into: &table)
+        PublishMethods(store: store, publicBaseURL: publicBaseURL).register(into: &table)
         AudioMethods(store: store, importer: AudioImporter(audioDirectory: audioDirectory),
                      autoTranscribe: processing.autoTranscribe, worker: worker).register(into: &table)
         ProcessingMethods(store: store, worker: worker).register(into: &table)
@@ -165,7 +166,8 @@ public struct Daemon {
         let worker = ProcessingWorker(store: store, settings: config.processing, scratchDirectory: paths.scratchDirectory,
                                       logger: logger) { topic, fields in hub.publish(topic: topic, fields) }
         let table = Self.methodTable(store: store, hub: hub, info: info, sync: sync, audioDirectory: paths.audioDirectory,
-                                     processing: config.processing, worker: worker, scriptureModulesPath: config.scriptureModulesPath)
+                                     processing: config.processing, worker: worker, scriptureModulesPath: config.scriptureModulesPath,
+                                     publicBaseURL: config.sync.serverURL)
         let dispatcher = Dispatcher(table: table, logger: logger)
 
         // One event loop per core (at most 4): a connection whose answer is large to encode (sermon.list of

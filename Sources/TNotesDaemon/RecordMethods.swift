@@ -6,12 +6,14 @@ import TNotesStore
 /// Every write runs in one store transaction that also queues its outbox entries.
 struct RecordMethods {
     let store: Store
+    /// The sync server's base URL, for the URL of a published page (nil when sync is off).
+    var publicBaseURL: String? = nil
 
     static let status = FieldType.enumeration(StatusValues.processing)
     static let sermonResult: JSON = ["$ref": "#/components/schemas/Sermon"]
 
     func register(into table: inout MethodTable) {
-        let store = self.store
+        let store = self.store, base = publicBaseURL
 
         table.add(MethodSpec("sermon.create", summary: "Create a sermon.", params: [
             ParamSpec("title", .string, required: true),
@@ -42,7 +44,7 @@ struct RecordMethods {
             try await store.read { s in
                 let id = try p.requiredString("id")
                 guard let rec = try s.record(.sermons, id: id) else { throw StoreError.notFound(collection: "sermons", id: id) }
-                return try RecordViews.sermon(rec, in: s, withChildren: true)
+                return try RecordViews.sermon(rec, in: s, withChildren: true, publicBase: base)
             }
         })
 
@@ -95,7 +97,7 @@ struct RecordMethods {
             try await store.write { s in
                 let sermon = try Self.live(.sermons, try p.requiredString("id"), in: s)
                 let now = s.stamp()
-                for c in [RecordCollection.notes, .transcripts, .summaries] {
+                for c in [RecordCollection.notes, .transcripts, .summaries, .publications] {
                     for child in try s.children(c, sermonId: sermon.id) {
                         try s.commitLocal(c, record: Self.tombstone(child.body, at: now), op: .delete)
                     }

@@ -4,7 +4,7 @@ import TNotesStore
 /// How stored records look to socket clients (contract §2 "Records as returned").
 enum RecordViews {
     /// A sermon: its body, its sync state and this device's audio state; with children for `sermon.get`.
-    static func sermon(_ record: StoredRecord, in session: StoreSession, withChildren: Bool) throws -> JSON {
+    static func sermon(_ record: StoredRecord, in session: StoreSession, withChildren: Bool, publicBase: String? = nil) throws -> JSON {
         var o = record.body
         o["syncState"] = .string(record.syncState.rawValue)
         if case .object(var audio)? = o["audio"] {
@@ -21,6 +21,9 @@ enum RecordViews {
             o["summary"] = try session.childTexts(.summaries, sermonId: record.id).first.map { .raw($0) } ?? .null
             // Every passage the sermon cites, in its title, notes, transcript and summary (contract §6.2).
             o["scriptureRefs"] = .array(try session.scriptureReferences(sermonId: record.id).map(\.json))
+            // Its public page, if it was ever published (contract §6.5).
+            let publication = try session.record(.publications, id: Identifier.derived(from: record.id, kind: "publication"))
+            o["publication"] = publication.map { PublishMethods.view($0, base: publicBase) } ?? .null
         }
         return .object(o)
     }

@@ -132,6 +132,11 @@ final class DiscoveryDocument: Sendable {
             }
             schemas[name] = ["type": "object", "properties": .object(props)]
         }
+        schemas["Publication"] = ["type": "object", "properties": [
+            "sermonId": ["type": "string"], "publicId": ["type": "string"], "parts": ["type": "array", "items": ["type": "string"]],
+            "state": ["type": "string", "enum": ["pending", "published", "unpublished"]], "url": ["type": ["string", "null"]],
+            "publishedAt": ["type": ["string", "null"]],
+        ]]
         return ["schemas": .object(schemas)]
     }
 }

@@ -24,6 +24,10 @@ enum OpenAPIDocument {
         {
           "name": "health",
           "description": "Unauthenticated operational endpoints."
+        },
+        {
+          "name": "pages",
+          "description": "Published sermons (contract §6.5): public, no token."
         }
       ],
       "security": [
@@ -823,6 +827,160 @@ enum OpenAPIDocument {
               }
             }
           }
+        },
+        "/p/{publicId}": {
+          "get": {
+            "operationId": "getPublicPage",
+            "tags": [
+              "pages"
+            ],
+            "summary": "A published sermon as an HTML page (no script needed), or with `.json` appended as JSON",
+            "security": [],
+            "parameters": [
+              {
+                "name": "publicId",
+                "in": "path",
+                "required": true,
+                "schema": {
+                  "type": "string"
+                },
+                "description": "The page's public id (for the HTML page; the same route answers `{publicId}.json` with the content as JSON)."
+              }
+            ],
+            "responses": {
+              "200": {
+                "description": "The published page. Cacheable: ETag, Cache-Control.",
+                "headers": {
+                  "ETag": {
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
+                },
+                "content": {
+                  "text/html": {
+                    "schema": {
+                      "type": "string"
+                    }
+                  },
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/PublishedPage"
+                    }
+                  }
+                }
+              },
+              "304": {
+                "description": "Not modified (If-None-Match matched the ETag)."
+              },
+              "404": {
+                "description": "No page has this id.",
+                "content": {
+                  "text/html": {
+                    "schema": {
+                      "type": "string"
+                    }
+                  },
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  }
+                }
+              },
+              "410": {
+                "description": "The page was unpublished.",
+                "content": {
+                  "text/html": {
+                    "schema": {
+                      "type": "string"
+                    }
+                  },
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "head": {
+            "operationId": "headPublicPage",
+            "tags": [
+              "pages"
+            ],
+            "summary": "As GET, without the body",
+            "security": [],
+            "parameters": [
+              {
+                "name": "publicId",
+                "in": "path",
+                "required": true,
+                "schema": {
+                  "type": "string"
+                },
+                "description": "The page's public id (for the HTML page; the same route answers `{publicId}.json` with the content as JSON)."
+              }
+            ],
+            "responses": {
+              "200": {
+                "description": "The published page. Cacheable: ETag, Cache-Control.",
+                "headers": {
+                  "ETag": {
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
+                },
+                "content": {
+                  "text/html": {
+                    "schema": {
+                      "type": "string"
+                    }
+                  },
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/PublishedPage"
+                    }
+                  }
+                }
+              },
+              "304": {
+                "description": "Not modified (If-None-Match matched the ETag)."
+              },
+              "404": {
+                "description": "No page has this id.",
+                "content": {
+                  "text/html": {
+                    "schema": {
+                      "type": "string"
+                    }
+                  },
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  }
+                }
+              },
+              "410": {
+                "description": "The page was unpublished.",
+                "content": {
+                  "text/html": {
+                    "schema": {
+                      "type": "string"
+                    }
+                  },
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  }
+                }
+              }
+            }
+          }
         }
       },
       "components": {
@@ -905,7 +1063,8 @@ enum OpenAPIDocument {
               "transcripts",
               "summaries",
               "chatMessages",
-              "conflicts"
+              "conflicts",
+              "publications"
             ]
           },
           "Segment": {
@@ -1218,7 +1377,7 @@ enum OpenAPIDocument {
             }
           },
           "Record": {
-            "description": "A record of one of the six collections, as its collection's schema describes it.",
+            "description": "A record of one of the seven collections, as its collection's schema describes it.",
             "anyOf": [
               {
                 "$ref": "#/components/schemas/Sermon"
@@ -1237,6 +1396,9 @@ enum OpenAPIDocument {
               },
               {
                 "$ref": "#/components/schemas/Conflict"
+              },
+              {
+                "$ref": "#/components/schemas/Publication"
               }
             ]
           },
@@ -1260,6 +1422,9 @@ enum OpenAPIDocument {
               },
               {
                 "$ref": "#/components/schemas/ConflictChange"
+              },
+              {
+                "$ref": "#/components/schemas/PublicationChange"
               }
             ],
             "discriminator": {
@@ -1270,7 +1435,8 @@ enum OpenAPIDocument {
                 "transcripts": "#/components/schemas/TranscriptChange",
                 "summaries": "#/components/schemas/SummaryChange",
                 "chatMessages": "#/components/schemas/ChatMessageChange",
-                "conflicts": "#/components/schemas/ConflictChange"
+                "conflicts": "#/components/schemas/ConflictChange",
+                "publications": "#/components/schemas/PublicationChange"
               }
             }
           },
@@ -2555,6 +2721,293 @@ enum OpenAPIDocument {
                     "type": "null"
                   }
                 ]
+              }
+            }
+          },
+          "PublicId": {
+            "type": "string",
+            "pattern": "^([a-z0-9]+(-[a-z0-9]+)*-)?[0-9a-f]{16}$",
+            "maxLength": 80,
+            "description": "A readable slug, a dash and 16 hex digits (64 random bits)."
+          },
+          "PublishedSnapshot": {
+            "type": "object",
+            "description": "What the public page shows, as a JSON object (never JSON text in a string: seed 004's first bug).",
+            "properties": {
+              "title": {
+                "type": "string"
+              },
+              "speaker": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "date": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "serviceType": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "notes": {
+                "type": "array",
+                "items": {
+                  "type": "object",
+                  "properties": {
+                    "timestamp": {
+                      "type": "number"
+                    },
+                    "text": {
+                      "type": "string"
+                    }
+                  }
+                }
+              },
+              "summary": {
+                "type": [
+                  "object",
+                  "null"
+                ],
+                "properties": {
+                  "title": {
+                    "type": "string"
+                  },
+                  "text": {
+                    "type": "string"
+                  },
+                  "type": {
+                    "type": "string"
+                  }
+                }
+              },
+              "transcript": {
+                "type": [
+                  "object",
+                  "null"
+                ],
+                "properties": {
+                  "text": {
+                    "type": "string"
+                  },
+                  "segments": {
+                    "type": "array",
+                    "items": {
+                      "$ref": "#/components/schemas/Segment"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "Publication": {
+            "type": "object",
+            "description": "A sermon's public page (collection `publications`, contract §6.5): the whole publish or unpublish, queued and sent as is. An unpublish keeps `publicId` (seed 004's third bug).",
+            "required": [
+              "id",
+              "sermonId",
+              "publicId",
+              "published",
+              "updatedAt"
+            ],
+            "additionalProperties": false,
+            "properties": {
+              "id": {
+                "$ref": "#/components/schemas/Uuid"
+              },
+              "sermonId": {
+                "$ref": "#/components/schemas/Uuid"
+              },
+              "publicId": {
+                "$ref": "#/components/schemas/PublicId"
+              },
+              "parts": {
+                "type": "array",
+                "items": {
+                  "type": "string",
+                  "enum": [
+                    "notes",
+                    "summary",
+                    "transcript"
+                  ]
+                },
+                "default": [
+                  "notes",
+                  "summary"
+                ]
+              },
+              "published": {
+                "type": "boolean"
+              },
+              "snapshot": {
+                "anyOf": [
+                  {
+                    "$ref": "#/components/schemas/PublishedSnapshot"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "publishedAt": {
+                "anyOf": [
+                  {
+                    "$ref": "#/components/schemas/Time"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "updatedAt": {
+                "$ref": "#/components/schemas/Time"
+              },
+              "deletedAt": {
+                "anyOf": [
+                  {
+                    "$ref": "#/components/schemas/Time"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              }
+            }
+          },
+          "PublicationChange": {
+            "type": "object",
+            "required": [
+              "opId",
+              "collection",
+              "id",
+              "op",
+              "updatedAt",
+              "deviceId",
+              "record"
+            ],
+            "additionalProperties": false,
+            "properties": {
+              "opId": {
+                "allOf": [
+                  {
+                    "$ref": "#/components/schemas/Text"
+                  }
+                ],
+                "description": "Idempotency key: a second push of it answers duplicate."
+              },
+              "collection": {
+                "type": "string",
+                "const": "publications"
+              },
+              "id": {
+                "$ref": "#/components/schemas/Uuid"
+              },
+              "op": {
+                "type": "string",
+                "enum": [
+                  "upsert",
+                  "delete"
+                ]
+              },
+              "updatedAt": {
+                "$ref": "#/components/schemas/Time"
+              },
+              "deviceId": {
+                "$ref": "#/components/schemas/Text"
+              },
+              "record": {
+                "$ref": "#/components/schemas/Publication"
+              },
+              "seq": {
+                "description": "Ignored (a pulled change may be pushed back as it came)."
+              },
+              "base": {
+                "anyOf": [
+                  {
+                    "$ref": "#/components/schemas/Base"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              }
+            }
+          },
+          "PublishedPage": {
+            "type": "object",
+            "required": [
+              "publicId",
+              "title",
+              "speaker",
+              "date",
+              "serviceType",
+              "notes",
+              "summary",
+              "transcript",
+              "publishedAt"
+            ],
+            "properties": {
+              "publicId": {
+                "$ref": "#/components/schemas/PublicId"
+              },
+              "title": {
+                "type": "string"
+              },
+              "speaker": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "date": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "serviceType": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "notes": {
+                "type": "array",
+                "items": {
+                  "type": "object",
+                  "required": [
+                    "timestamp",
+                    "text"
+                  ],
+                  "properties": {
+                    "timestamp": {
+                      "type": "number"
+                    },
+                    "text": {
+                      "type": "string"
+                    }
+                  }
+                }
+              },
+              "summary": {
+                "type": [
+                  "object",
+                  "null"
+                ]
+              },
+              "transcript": {
+                "type": [
+                  "object",
+                  "null"
+                ]
+              },
+              "publishedAt": {
+                "type": "string"
               }
             }
           }

@@ -25,7 +25,7 @@ enum PublicPageTemplate {
         ol.notes, ol.segments { list-style: none; padding: 0; margin: 0; }
         ol.notes li, ol.segments li { margin: 0 0 .7rem; overflow-wrap: anywhere; }
         time.at { font: .85rem/1 ui-monospace, "DejaVu Sans Mono", monospace; color: #555; margin-right: .5rem; }
-        .summary { white-space: pre-wrap; overflow-wrap: anywhere; }
+        .prose { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; }
         footer { margin-top: 3rem; font-size: .85rem; color: #777; }
         @media print {
           body { max-width: none; font-size: 11pt; padding: 0; color: #000; }
@@ -53,7 +53,7 @@ enum PublicPageTemplate {
         {{#summary}}
         <section class="summary">
         <h2>{{heading}}</h2>
-        <div class="summary">{{text}}</div>
+        <div class="prose">{{text}}</div>
         </section>
         {{/summary}}
         {{#transcript}}
@@ -62,7 +62,7 @@ enum PublicPageTemplate {
         {{#hasSegments}}<ol class="segments">
         {{#segments}}<li><time class="at">{{at}}</time><span class="text">{{text}}</span></li>
         {{/segments}}</ol>{{/hasSegments}}
-        {{^hasSegments}}<p class="summary">{{text}}</p>{{/hasSegments}}
+        {{^hasSegments}}<p class="prose">{{text}}</p>{{/hasSegments}}
         </section>
         {{/transcript}}
         </article>

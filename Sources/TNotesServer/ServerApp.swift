@@ -26,6 +26,7 @@ public struct ServerApp: Sendable {
     let legacy: LegacyAPI
     let audio: AudioStore
     let auth: TokenAuth
+    let pages: PublicPages
     let settings: Settings
     let logger: Logger
     let metrics = ServerMetrics()
@@ -37,6 +38,7 @@ public struct ServerApp: Sendable {
         audio = AudioStore(maxBytes: settings.maxAudioBytes, blobs: storage.audioBlobs(directory: "\(settings.dataDir)/audio"),
                            storage: storage)
         auth = TokenAuth(storage: storage)
+        pages = try PublicPages(storage: storage)
         self.settings = settings
         self.logger = logger
     }
@@ -62,6 +64,12 @@ public struct ServerApp: Sendable {
         Self.getAndHead(router, "/metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                      body: .init(byteBuffer: ByteBuffer(bytes: metrics.text())))
+        }
+
+        // Published sermons (contract §6.5), no auth: the link is the permission.
+        let pages = self.pages
+        Self.getAndHead(router, "/p/:publicId") { request, context in
+            try await pages.respond(request, publicIdPath: context.parameters.get("publicId") ?? "")
         }
 
         router.post("/v1/sync/push") { request, context in
