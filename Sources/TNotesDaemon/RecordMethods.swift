@@ -126,6 +126,16 @@ struct RecordMethods {
             }
         })
 
+        table.add(MethodSpec("note.get", summary: "One note (a deleted one too, with its deletedAt).",
+                             params: [ParamSpec("id", .uuid, required: true)], result: ["$ref": "#/components/schemas/Note"],
+                             readOnly: true) { p, _ in
+            try await store.read { s in
+                let id = try p.requiredString("id")
+                guard let note = try s.record(.notes, id: id) else { throw StoreError.notFound(collection: "notes", id: id) }
+                return .object(note.body)
+            }
+        })
+
         table.add(MethodSpec("note.update", summary: "Change a note's text or timestamp.", params: [
             ParamSpec("id", .uuid, required: true),
             ParamSpec("text", .string),

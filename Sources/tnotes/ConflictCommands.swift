@@ -72,12 +72,33 @@ struct ConflictsCommand: ParsableCommand {
         var file: String?
 
         func validate() throws {
-            if (value == nil) == (file == nil) { throw ValidationError("give the text with exactly one of --value or --file") }
+            if value != nil && file != nil { throw ValidationError("give the text with only one of --value or --file") }
+            if value == nil && file == nil && !Editor.available {
+                throw ValidationError("give the text with --value or --file (or set $EDITOR to resolve it in your editor)")
+            }
         }
 
         func run() throws {
-            let text = try value ?? readFileOption(file!)
-            try Session(global).run("conflicts.resolve", ["id": .string(id), "value": .string(text)]) { r in
+            let session = Session(global)
+            let text: String
+            if let value {
+                text = value
+            } else if let file {
+                text = try readFileOption(file)
+            } else {
+                // Both versions in the editor, as git shows a merge conflict.
+                let c = try session.call("conflicts.list").arrayValue?.first { $0["id"]?.stringValue == id }
+                guard let c else { throw Failure.notFound("no conflict \(id)") }
+                let both = "<<<<<<< this device\n\(c["local"]?.stringValue ?? "")\n=======\n\(c["remote"]?.stringValue ?? "")\n>>>>>>> the other device"
+                let edited = try Editor.edit(both, help: ["Keep the text you want and delete the rest, markers included.",
+                                                          "Lines starting with # are ignored; an empty text changes nothing."])
+                let markers = ["<<<<<<<", "=======", ">>>>>>>"]
+                if edited.split(separator: "\n").contains(where: { line in markers.contains { line.hasPrefix($0) } }) {
+                    throw Failure.message("the conflict markers are still there; nothing changed")
+                }
+                text = edited
+            }
+            try session.run("conflicts.resolve", ["id": .string(id), "value": .string(text)]) { r in
                 "resolved conflict \(id): \(String((r["collection"]?.stringValue ?? "record").dropLast())) "
                     + "\(r["recordId"]?.stringValue ?? "?") \(r["field"]?.stringValue ?? "") set"
             }

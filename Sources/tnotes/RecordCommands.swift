@@ -29,11 +29,19 @@ struct NoteCommand: ParsableCommand {
         @Argument(help: "The note's text.") var text: [String] = []
 
         func validate() throws {
-            if text.joined(separator: " ").allSatisfy(\.isWhitespace) { throw ValidationError("missing the note's text") }
+            if text.isEmpty && Editor.available { return }
+            if text.joined(separator: " ").allSatisfy(\.isWhitespace) {
+                throw ValidationError("missing the note's text (or set $EDITOR to write it in your editor)")
+            }
         }
 
         func run() throws {
-            let p: JSON = ["sermonId": .string(sermonId), "timestamp": Values.number(at), "text": .string(text.joined(separator: " "))]
+            // No text: the user's editor (validate let this through only when there is one).
+            let body = text.isEmpty
+                ? try Editor.edit("", help: ["The note at \(Format.offset(at)). Lines starting with # are ignored;",
+                                             "an empty note adds nothing."])
+                : text.joined(separator: " ")
+            let p: JSON = ["sermonId": .string(sermonId), "timestamp": Values.number(at), "text": .string(body)]
             try Session(global).run("note.add", p) { r in
                 "added note \(r["id"]?.stringValue ?? "?") at \(Format.offset(r["timestamp"]?.doubleValue ?? at))"
             }
@@ -57,17 +65,29 @@ struct NoteCommand: ParsableCommand {
         @Argument(help: "The new text.") var text: [String] = []
 
         func validate() throws {
-            if at == nil && text.isEmpty { throw ValidationError("nothing to change: give --at, a new text, or both") }
+            if at == nil && text.isEmpty && !Editor.available {
+                throw ValidationError("nothing to change: give --at, a new text, or both (or set $EDITOR to edit the text)")
+            }
             if !text.isEmpty && text.joined(separator: " ").allSatisfy(\.isWhitespace) {
                 throw ValidationError("the new text must not be empty")
             }
         }
 
         func run() throws {
+            let session = Session(global)
             var p: [String: JSON] = ["id": .string(noteId)]
             if let at { p["timestamp"] = Values.number(at) }
             if !text.isEmpty { p["text"] = .string(text.joined(separator: " ")) }
-            try Session(global).run("note.update", .object(p)) { r in
+            if at == nil && text.isEmpty {
+                // The current text, in the editor.
+                let current = try session.call("note.get", ["id": .string(noteId)])
+                let before = current["text"]?.stringValue ?? ""
+                let after = try Editor.edit(before, help: ["Note \(noteId) at \(Format.offset(current["timestamp"]?.doubleValue ?? 0)).",
+                                                           "Lines starting with # are ignored; an empty note changes nothing."])
+                if after == before { Output.error("unchanged"); return }
+                p["text"] = .string(after)
+            }
+            try session.run("note.update", .object(p)) { r in
                 "updated note \(r["id"]?.stringValue ?? noteId) at \(Format.offset(r["timestamp"]?.doubleValue ?? 0))"
             }
         }
@@ -189,11 +209,23 @@ struct SummaryCommand: ParsableCommand {
         @Argument(help: ArgumentHelp("The sermon's id.", valueName: "sermon-id"), transform: Values.id) var sermonId: String
         @Option(name: .long, help: "The kind of summary.") var type: SummaryType
         @Option(name: .long, help: "The summary's title.") var title: String
-        @Option(name: .long, help: ArgumentHelp("The summary text; - for stdin.", valueName: "path")) var file: String
+        @Option(name: .long, help: ArgumentHelp("The summary text; - for stdin; without it, your $EDITOR.", valueName: "path"))
+        var file: String?
         @Option(name: .long, help: "The summary's status (default: complete).") var status: ProcessingStatus?
 
+        func validate() throws {
+            if file == nil && !Editor.available { throw ValidationError("missing --file (or set $EDITOR to write the summary in your editor)") }
+        }
+
         func run() throws {
-            var text = try readFileOption(file)
+            var text: String
+            if let file {
+                text = try readFileOption(file)
+            } else {
+                let current = try Session(global).call("sermon.get", ["id": .string(sermonId)])["summary"]?["text"]?.stringValue ?? ""
+                text = try Editor.edit(current, help: ["The \(type.rawValue) summary \"\(title)\". Lines starting with # are ignored;",
+                                                       "an empty summary changes nothing."])
+            }
             while text.hasSuffix("\n") { text.removeLast() }
             var p: [String: JSON] = ["sermonId": .string(sermonId), "type": .string(type.rawValue), "title": .string(title),
                                      "text": .string(text)]

@@ -133,24 +133,33 @@ struct SermonCommand: ParsableCommand {
                 transform: Values.date) var date: String?
         @Flag(name: .long, help: "Archive the sermon.") var archive = false
         @Flag(name: .long, help: "Unarchive the sermon.") var unarchive = false
+        /// `--title` given without a value (main.swift rewrites it to this): the title in $EDITOR.
+        @Flag(name: .customLong("edit-title"), help: .hidden) var editTitle = false
 
         func validate() throws {
             if archive && unarchive { throw ValidationError("--archive and --unarchive exclude each other") }
+            if editTitle && !Editor.available { throw ValidationError("--title needs a value (or set $EDITOR to edit the title)") }
             if let title, title.allSatisfy(\.isWhitespace) { throw ValidationError("--title must not be empty") }
-            if title == nil && speaker == nil && serviceType == nil && date == nil && !archive && !unarchive {
+            if !editTitle && title == nil && speaker == nil && serviceType == nil && date == nil && !archive && !unarchive {
                 throw ValidationError("nothing to change: give --title, --speaker, --service-type, --date, --archive or --unarchive")
             }
         }
 
         func run() throws {
+            let session = Session(global)
             var p: [String: JSON] = ["id": .string(id)]
             if let title { p["title"] = .string(title) }
+            if editTitle {
+                let current = try session.call("sermon.get", ["id": .string(id)])["title"]?.stringValue ?? ""
+                let edited = try Editor.edit(current, help: ["The sermon's title (one line). Lines starting with # are ignored."])
+                p["title"] = .string(edited.split(separator: "\n").joined(separator: " "))
+            }
             if let speaker { p["speaker"] = speaker.isEmpty ? .null : .string(speaker) }
             if let serviceType { p["serviceType"] = .string(serviceType) }
             if let date { p["date"] = .string(date) }
             if archive { p["isArchived"] = true }
             if unarchive { p["isArchived"] = false }
-            try Session(global).run("sermon.update", .object(p)) { r in
+            try session.run("sermon.update", .object(p)) { r in
                 "updated sermon \(r["id"]?.stringValue ?? id) (\(r["title"]?.stringValue ?? "")\(r["isArchived"]?.boolValue == true ? ", archived" : ""))"
             }
         }
