@@ -62,6 +62,10 @@ public final class RPCConnection {
     private var nextId: Int64 = 1
     private var pendingNotifications = [JSON]()
 
+    /// Ends the connection from another thread: a read blocked in `nextNotification` returns (it throws
+    /// `closed`); the descriptor itself is closed when the connection is released.
+    public func shutdown() { _ = Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
+
     public init(path: String) throws(ConnectionError) {
         self.path = path
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)

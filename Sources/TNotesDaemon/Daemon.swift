@@ -104,6 +104,7 @@ public struct Daemon {
         AudioMethods(store: store, importer: AudioImporter(audioDirectory: audioDirectory),
                      autoTranscribe: processing.autoTranscribe, worker: worker).register(into: &table)
         ProcessingMethods(store: store, worker: worker).register(into: &table)
+        BackupMethods(store: store).register(into: &table)
         SearchMethods(store: store, bible: Bible(modulesPath: scriptureModulesPath)).register(into: &table)
         HistoryMethods(store: store).register(into: &table)
         ConflictMethods(store: store).register(into: &table)

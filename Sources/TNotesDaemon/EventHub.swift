@@ -6,7 +6,7 @@ import TNotesStore
 /// Delivers events to the connections that subscribed to their topic. Events are numbered (`seq`) so a
 /// subscriber can tell when it missed some (its buffer overflowed).
 final class EventHub: Sendable {
-    static let topics: Set<String> = ["record.changed", "sync.state", "sync.completed", "conflict.changed", "job.changed"]
+    static let topics: Set<String> = ["record.changed", "sync.state", "sync.completed", "conflict.changed", "job.changed", "sync.progress"]
 
     private struct State {
         var connections: [Int: ConnectionContext] = [:]

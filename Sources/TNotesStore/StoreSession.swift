@@ -247,3 +247,27 @@ extension StoreSession {
         try db.query("PRAGMA quick_check").first?[0].string ?? "no answer"
     }
 }
+
+extension StoreSession {
+    /// Every record of every collection in (collection, id) order, a page at a time, as stored (canonical
+    /// text), with the device of its version: what a backup holds.
+    public func allRecords(after: (String, String)?, limit: Int) throws
+        -> (items: [(collection: String, deviceId: String, body: String)], next: (String, String)?)
+    {
+        var sql = "SELECT collection, id, device_id, body FROM records"
+        var args: [SQLValue] = []
+        if let (c, id) = after {
+            sql += " WHERE (collection > ? OR (collection = ? AND id > ?))"
+            args += [.text(c), .text(c), .text(id)]
+        }
+        sql += " ORDER BY collection, id LIMIT ?"
+        args.append(.int(Int64(limit + 1)))
+        let rows = try db.query(sql, args)
+        let items = rows.prefix(limit).map { (collection: $0[0].string ?? "", deviceId: $0[2].string ?? "", body: $0[3].string ?? "{}") }
+        var next: (String, String)?
+        if rows.count > limit, let last = rows.prefix(limit).last { next = (last[0].string ?? "", last[1].string ?? "") }
+        return (items, next)
+    }
+
+    public func recordCount() throws -> Int { Int(try db.scalar("SELECT count(*) FROM records").int ?? 0) }
+}

@@ -314,9 +314,18 @@ public actor SyncEngine {
     /// size, and the server allows up to 5000.
     var pullPageSize: Int { min(5000, settings.batchSize * 4) }
 
+    /// What the sync under way has moved so far, for `sync.progress` events (`tnotes sync` on a terminal).
+    private var progress: (pushed: Int, pulled: Int, toPush: Int) = (0, 0, 0)
+
+    private func emitProgress() {
+        onEvent("sync.progress", ["pushed": .int(Int64(progress.pushed)), "pulled": .int(Int64(progress.pulled)),
+                                  "toPush": .int(Int64(progress.toPush))])
+    }
+
     func cycle() async throws -> SyncReport {
         let started = Timestamp.nowMillis()
         var report = SyncReport()
+        progress = (0, 0, store.outboxCounts.queued)
         let deviceId = store.deviceId
         let batchSize = settings.batchSize
 
@@ -382,6 +391,8 @@ public actor SyncEngine {
                 case nil: break
                 }
             }
+            progress.pushed = report.pushed + report.conflicts + report.rejected
+            emitProgress()
             if !missing.isEmpty { throw SyncFailure.malformed("the server gave no result for \(missing.count) change(s)") }
             if flight == nil {
                 // Entries queued while the last batch was out (their seqs are above it) are picked up here.
@@ -486,6 +497,8 @@ public actor SyncEngine {
             deleted += deleting
             if page.invalid > 0 { logger.warning("skipped invalid pulled changes", metadata: ["count": "\(page.invalid)"]) }
             pulled += applied
+            progress.pulled += applied
+            emitProgress()
             cursor = page.cursor
         }
         return (pulled, 0)

@@ -69,14 +69,27 @@ struct SyncCommand: ParsableCommand {
         @Flag(name: .long, help: "Start a sync and return at once.") var noWait = false
 
         func run() throws {
-            try Session(global).run("sync.now", ["wait": .bool(!noWait)]) { r in
+            let session = Session(global)
+            // Progress on a terminal while the sync runs (never with --json, NO_COLOR or TERM=dumb).
+            let progress = noWait ? nil : SyncProgress(socketPath: session.socketPath, enabled: !global.json)
+            progress?.start()
+            let result: JSON
+            do {
+                result = try session.call("sync.now", ["wait": .bool(!noWait)])
+                progress?.stop()
+            } catch {
+                progress?.stop()
+                throw error
+            }
+            if global.json { Output.line(result.text); return }
+            Output.line({ (r: JSON) -> String in
                 if r["started"]?.boolValue == true { return "sync started" }
                 let conflicts = r["conflicts"]?.int64Value ?? 0
                 var line = "pushed \(Format.number(r["pushed"])), pulled \(Format.number(r["pulled"])), "
                     + "\(conflicts) conflict\(conflicts == 1 ? "" : "s")"
                 if let rejected = r["rejected"]?.int64Value, rejected > 0 { line += ", \(rejected) rejected" }
                 return line + " in \(Format.number(r["durationMs"])) ms"
-            }
+            }(result))
         }
     }
 

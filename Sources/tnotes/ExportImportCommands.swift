@@ -1,0 +1,271 @@
+import ArgumentParser
+import TNotesClient
+import TNotesCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Your notes as files you can read (Markdown), or a full backup (JSON) that `tnotes import` restores.",
+        discussion: """
+            One file per sermon, named by its date and title (2025-11-09-bread-of-life.md): a second export into \
+            the same directory updates the files instead of adding new ones. --format json writes each sermon \
+            whole. --all --format json writes one backup of every record (tombstones and chat included) to FILE.
+
+            Example:
+              tnotes export ~/Documents/sermons
+              tnotes export ~/Documents/sermons --audio
+              tnotes export --all --format json ~/backups/tnotes-2025-11-09.json
+            """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case markdown, json }
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: ArgumentHelp("A directory (a file with --all).", valueName: "path")) var destination: String
+    @Option(name: .long, help: "markdown (default) or json.") var format: Format = .markdown
+    @Flag(name: .long, help: "One JSON backup of every record instead of a file per sermon (needs --format json).") var all = false
+    @Flag(name: .long, help: "Copy each sermon's audio file too.") var audio = false
+
+    func validate() throws {
+        if all && format != .json { throw ValidationError("--all writes a JSON backup: add --format json") }
+        if all && audio { throw ValidationError("--audio copies files into an export directory, not into a backup file") }
+    }
+
+    func run() throws {
+        let session = Session(global)
+        if all {
+            let n = try Backup.write(session: session, to: destination)
+            Output.line("exported \(n) records to \(destination)")
+            return
+        }
+        try LocalFiles.makeDirectory(destination)
+        var sermons: [JSON] = []
+        var after: JSON = .null
+        repeat {
+            let page = try session.call("sermon.list", ["includeArchived": true, "limit": 1000, "after": after])
+            sermons += page["items"]?.arrayValue ?? []
+            after = page["next"] ?? .null
+        } while !after.isNull
+        let progress = ProgressCounter(label: "exporting", total: sermons.count, enabled: !session.json)
+        var names = Set<String>()
+        var written = 0, copied = 0
+        for s in sermons {
+            guard let id = s["id"]?.stringValue else { continue }
+            var sermon = try session.call("sermon.get", ["id": .string(id)])
+            var name = MarkdownExport.fileName(sermon)
+            // Two sermons with the same date and title: the id keeps them apart (stable across runs).
+            if names.contains(name) { name += "-" + id.prefix(8) }
+            names.insert(name)
+            if format == .json {
+                if case .object(var o) = sermon {
+                    o["chat"] = try session.call("chat.list", ["sermonId": .string(id)])
+                    o.removeValue(forKey: "syncState")
+                    sermon = .object(o)
+                }
+                try LocalFiles.write("\(destination)/\(name).json", sermon.text + "\n")
+            } else {
+                try LocalFiles.write("\(destination)/\(name).md", MarkdownExport.render(sermon))
+            }
+            written += 1
+            if audio, let fileName = sermon["audio"]?["fileName"]?.stringValue,
+               let path = try session.call("audio.path", ["sermonId": .string(id)])["path"]?.stringValue {
+                try LocalFiles.makeDirectory("\(destination)/audio")
+                try LocalFiles.copy(path, to: "\(destination)/audio/\(LocalFiles.safeName(fileName))")
+                copied += 1
+            }
+            progress.step()
+        }
+        progress.done()
+        Output.line("exported \(written) sermons to \(destination)" + (audio ? " (\(copied) audio files)" : ""))
+    }
+}
+
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Restore a backup made by `tnotes export --all --format json` (or a directory of them).",
+        discussion: """
+            Records are merged by id under the normal rules: importing the same backup twice changes nothing, \
+            and records this daemon did not have sync like local edits. --audio DIR attaches the audio files in \
+            DIR to the sermons whose audio has that file name.
+
+            Example:
+              tnotes import ~/backups/tnotes-2025-11-09.json
+              tnotes import --audio ~/Recordings
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: ArgumentHelp("A backup file, or a directory of them.", valueName: "path")) var source: String?
+    @Option(name: .customLong("audio"), help: ArgumentHelp("A directory of audio files to attach by name.", valueName: "dir"))
+    var audioDirectory: String?
+
+    func validate() throws {
+        if source == nil && audioDirectory == nil { throw ValidationError("give a backup to import, or --audio DIR") }
+    }
+
+    func run() throws {
+        let session = Session(global)
+        if let source {
+            let (applied, unchanged) = try Backup.restore(session: session, from: source)
+            Output.line("imported \(applied + unchanged) records: \(applied) applied, \(unchanged) unchanged")
+        }
+        if let audioDirectory {
+            let attached = try Backup.attachAudio(session: session, directory: audioDirectory)
+            Output.line("attached \(attached) audio files")
+        }
+    }
+}
+
+/// The backup document: `{format: "tnotes-backup", version: 1, exportedAt, deviceId, records: [{collection,
+/// deviceId, record}]}`, written a page at a time.
+enum Backup {
+    static func write(session: Session, to path: String) throws -> Int {
+        let file = try LocalFiles.Writer(path: path)
+        let status = try session.call("daemon.status")
+        try file.write("{\"format\":\"tnotes-backup\",\"version\":1,\"exportedAt\":\(JSON.string(Timestamp.now()).text),"
+                       + "\"deviceId\":\(status["deviceId"]?.text ?? "null"),\"records\":[\n")
+        var after: JSON = .null
+        var count = 0
+        var progress: ProgressCounter?
+        repeat {
+            let page = try session.call("backup.export", ["limit": 2000, "after": after])
+            if progress == nil { progress = ProgressCounter(label: "exporting", total: Int(page["total"]?.int64Value ?? 0), enabled: !session.json) }
+            for item in page["items"]?.arrayValue ?? [] {
+                try file.write((count == 0 ? "" : ",\n") + item.text)
+                count += 1
+                progress?.step()
+            }
+            after = page["next"] ?? .null
+        } while !after.isNull
+        try file.write("\n]}\n")
+        try file.close()
+        progress?.done()
+        return count
+    }
+
+    static func restore(session: Session, from path: String) throws -> (Int, Int) {
+        var files = [path]
+        if LocalFiles.isDirectory(path) {
+            files = try LocalFiles.list(path).filter { $0.hasSuffix(".json") }.sorted().map { "\(path)/\($0)" }
+        }
+        var applied = 0, unchanged = 0
+        for f in files {
+            let doc: JSON
+            do { doc = try JSON.parse(try FileReader.read(f)) } catch { throw Failure.usage("\(f): not a JSON backup (\(error))") }
+            guard doc["format"] == "tnotes-backup", let records = doc["records"]?.arrayValue else {
+                throw Failure.usage("\(f): not a tnotes backup (made by tnotes export --all --format json)")
+            }
+            let progress = ProgressCounter(label: "importing", total: records.count, enabled: !session.json)
+            var i = 0
+            while i < records.count {
+                let batch = Array(records[i..<min(records.count, i + 1000)])
+                let r = try session.call("backup.import", ["items": .array(batch)])
+                applied += Int(r["applied"]?.int64Value ?? 0)
+                unchanged += Int(r["unchanged"]?.int64Value ?? 0)
+                i += batch.count
+                progress.step(batch.count)
+            }
+            progress.done()
+        }
+        return (applied, unchanged)
+    }
+
+    static func attachAudio(session: Session, directory: String) throws -> Int {
+        let files = Set(try LocalFiles.list(directory))
+        var attached = 0
+        var after: JSON = .null
+        repeat {
+            let page = try session.call("sermon.list", ["includeArchived": true, "limit": 1000, "after": after])
+            for s in page["items"]?.arrayValue ?? [] {
+                guard let id = s["id"]?.stringValue, let name = s["audio"]?["fileName"]?.stringValue, files.contains(name),
+                      s["audio"]?["localAvailable"] != true
+                else { continue }
+                _ = try session.call("audio.import", ["sermonId": .string(id), "path": .string("\(directory)/\(name)")])
+                attached += 1
+            }
+            after = page["next"] ?? .null
+        } while !after.isNull
+        return attached
+    }
+}
+
+/// A sermon as a Markdown file: front matter, notes as `- [mm:ss] text`, the summary, the transcript with
+/// segment times, and the scripture it cites.
+enum MarkdownExport {
+    /// `2025-11-09-bread-of-life` (date, then the title's slug).
+    static func fileName(_ sermon: JSON) -> String {
+        let date = String((sermon["date"]?.stringValue ?? "undated").prefix(10))
+        let slug = PublicId.slug(sermon["title"]?.stringValue ?? "")
+        return slug.isEmpty ? date : "\(date)-\(slug)"
+    }
+
+    static func render(_ s: JSON) -> String {
+        func yaml(_ v: String) -> String { JSON.string(v).text }  // a JSON string is a valid YAML scalar
+        var out = "---\n"
+        out += "title: \(yaml(s["title"]?.stringValue ?? ""))\n"
+        if let speaker = s["speaker"]?.stringValue { out += "speaker: \(yaml(speaker))\n" }
+        out += "date: \(String((s["date"]?.stringValue ?? "").prefix(10)))\n"
+        out += "service: \(yaml(s["serviceType"]?.stringValue ?? ""))\n"
+        out += "id: \(s["id"]?.stringValue ?? "")\n"
+        if let audio = s["audio"]?["fileName"]?.stringValue { out += "audio: \(yaml(audio))\n" }
+        out += "---\n\n# \(s["title"]?.stringValue ?? "")\n"
+        let notes = s["notes"]?.arrayValue ?? []
+        if !notes.isEmpty {
+            out += "\n## Notes\n\n"
+            for n in notes {
+                let text = (n["text"]?.stringValue ?? "").split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n  ")
+                out += "- [\(Format.offset(n["timestamp"]?.doubleValue ?? 0))] \(text)\n"
+            }
+        }
+        if let summary = s["summary"], !summary.isNull {
+            out += "\n## Summary: \(summary["title"]?.stringValue ?? "") (\(summary["type"]?.stringValue ?? ""))\n\n"
+            out += (summary["text"]?.stringValue ?? "") + "\n"
+        }
+        if let t = s["transcript"], !t.isNull {
+            out += "\n## Transcript\n\n"
+            let segments = t["segments"]?.arrayValue ?? []
+            if segments.isEmpty {
+                out += (t["text"]?.stringValue ?? "") + "\n"
+            } else {
+                for g in segments { out += "[\(Format.offset(g["start"]?.doubleValue ?? 0))] \(g["text"]?.stringValue ?? "")\n\n" }
+                out.removeLast()
+            }
+        }
+        let refs = s["scriptureRefs"]?.arrayValue ?? []
+        if !refs.isEmpty {
+            out += "\n## Scripture\n\n"
+            for r in refs { out += "- \(RefsCommand.display(r))\n" }
+        }
+        return out
+    }
+}
+
+/// "exporting 1200/5000 (850/s)" on standard error, rewritten in place, on a terminal only.
+final class ProgressCounter {
+    let label: String
+    let total: Int
+    let line: ProgressLine
+    private var count = 0
+    private let started = Timestamp.nowMillis()
+    private var lastShown: Int64 = 0
+
+    init(label: String, total: Int, enabled: Bool) {
+        self.label = label
+        self.total = total
+        line = ProgressLine(enabled: enabled)
+    }
+
+    func step(_ n: Int = 1) {
+        count += n
+        let now = Timestamp.nowMillis()
+        guard now - lastShown >= 100 || count == total else { return }
+        lastShown = now
+        let seconds = max(0.001, Double(now - started) / 1000)
+        line.show("\(label) \(count)/\(total) (\(Int(Double(count) / seconds))/s)")
+    }
+
+    func done() { line.clear() }
+}
