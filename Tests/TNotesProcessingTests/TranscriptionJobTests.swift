@@ -19,8 +19,10 @@ struct TranscriptionJobTests {
         let dir = TempDirectory()
         let wav = try #require(try ProcessingHarness.speech(Self.spoken, in: dir))
         // A has auto_transcribe on; B has it on too but no audio, so it must not transcribe anything.
-        let rig = try ProcessingHarness.rig(processing: [ProcessingHarness.config(), ProcessingHarness.config()])
+        // B reaches the server through a proxy that refuses audio downloads, so B never holds the audio.
+        let rig = try ProcessingHarness.rig(processing: [ProcessingHarness.config(), ProcessingHarness.config()], proxied: [1])
         defer { rig.stop() }
+        rig.proxy!.setFault(.respond(status: 503), method: "GET", pathPrefix: "/v1/audio")
         try rig.withLogs {
             let a = try rig.rpc(0), b = try rig.rpc(1)
             let sid = try #require(try a.call("sermon.create", ["title": "Romans 8"])["id"]?.stringValue)
@@ -60,9 +62,15 @@ struct TranscriptionJobTests {
             #expect(onB["transcript"]?["segments"] == transcript["segments"])
             #expect(onB["transcriptionStatus"] == "complete")
             #expect(try b.call("jobs.list").arrayValue?.isEmpty == true)
-            // On B, without the audio, a transcription is refused with the reason.
-            let refused = try b.callError("transcript.generate", ["sermonId": .string(sid)])
-            #expect(refused.code == -32005 && refused.message.contains("not on this device"), "\(refused)")
+            // On B, without the audio, a transcription is refused with the reason: only the device that holds
+            // the audio transcribes.
+            let notHere = try b.callError("transcript.generate", ["sermonId": .string(sid)])
+            #expect(notHere.code == -32005 && notHere.message.contains("not on this device"), "\(notHere)")
+            #expect(try b.call("jobs.list").arrayValue?.isEmpty == true)
+            // A sermon without audio cannot be transcribed: refused with the reason.
+            let bare = try #require(try a.call("sermon.create", ["title": "No audio"])["id"]?.stringValue)
+            let refused = try a.callError("transcript.generate", ["sermonId": .string(bare)])
+            #expect(refused.code == -32005 && refused.message.contains("no audio"), "\(refused)")
         }
     }
 
