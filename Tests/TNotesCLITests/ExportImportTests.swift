@@ -48,6 +48,20 @@ struct ExportImportTests {
         #expect(again.stdout.contains("0 applied, \(records.count) unchanged"), "\(again.stdout)")
         #expect((try c.rpc.call("sync.status"))["pendingOps"]?.int64Value == Int64(records.count), "a second import queues nothing")
 
+        // Audio: the backup holds its metadata; import --audio DIR attaches the file of that name.
+        let audioDir = TempDirectory()
+        let audioFile = try audioDir.write("sermon-0.m4a", "pretend audio")
+        try a.rpc.call("audio.import", ["sermonId": .string(ids[0]), "path": .string(audioFile)])
+        let withAudio = dir.file("backup2.json")
+        #expect(try a.run(["export", "--all", "--format", "json", withAudio]).status == 0)
+        #expect(try c.run(["import", withAudio]).status == 0)
+        #expect(try c.rpc.call("sermon.get", ["id": .string(ids[0])])["audio"]?["localAvailable"] == false)
+        let attach = try c.run(["import", "--audio", audioDir.path])
+        #expect(attach.status == 0 && attach.stdout.contains("attached 1 audio files"), "\(attach.stdout)\(attach.stderr)")
+        let audio = try c.rpc.call("sermon.get", ["id": .string(ids[0])])["audio"]
+        let original = try a.rpc.call("sermon.get", ["id": .string(ids[0])])["audio"]
+        #expect(audio?["localAvailable"] == true && audio?["sha256"] == original?["sha256"])
+
         // Not a backup: a usage error naming the file, nothing imported.
         let junk = try dir.write("junk.json", "{\"hello\": 1}")
         let bad = try c.run(["import", junk])
