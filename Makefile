@@ -10,7 +10,7 @@ USERUNITDIR = $(DESTDIR)$(PREFIX)/lib/systemd/user
 DOCDIR = $(DESTDIR)$(PREFIX)/share/doc/tnotes
 BINARIES = tnotesd tnotes tnotes-server
 
-.PHONY: deps build release run test install uninstall clean
+.PHONY: deps build release run test install uninstall clean deb test-deb
 
 deps:
 	@./scripts/install-deps.sh
@@ -46,6 +46,14 @@ uninstall:
 	rm -f $(UNITDIR)/tnotesd.service $(UNITDIR)/tnotesd.socket $(UNITDIR)/tnotes-server.service
 	rm -f $(USERUNITDIR)/tnotesd.service $(USERUNITDIR)/tnotesd.socket
 	rm -rf $(DOCDIR)
+
+# Debian packages (tnotes, tnotes-server) in .build/deb, checked by lintian.
+deb: deps
+	./scripts/make-deb.sh
+
+# Builds the packages, installs them with apt-get (root), runs what they installed, removes them.
+test-deb: deps
+	./scripts/test-deb.sh
 
 clean:
 	rm -rf .build

@@ -7,9 +7,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
-for tool in dpkg-deb dpkg-shlibdeps lintian man; do
-  command -v "$tool" >/dev/null || { echo "make-deb: $tool is missing (apt-get install dpkg-dev lintian man-db)" >&2; exit 1; }
+# Packaging tools, installed like the build's own dependencies when missing.
+missing=()
+for p in dpkg-dev lintian man-db binutils; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
 
 # Static Swift runtime: the package must run where no Swift toolchain is installed; what stays dynamic
 # (SQLite, curl, systemd, PocketSphinx, SWORD, libstdc++, glibc) comes from Debian and becomes Depends.

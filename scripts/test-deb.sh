@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Issue #20 acceptance: build the .debs, install them with apt-get on this machine after `make uninstall`
+# (a root like a user's: nothing of tnotes outside the packages), run what they installed, remove them
+# and check that nothing is left behind. Needs root (apt-get); run by `make test-deb`, which CI runs too.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ "$(id -u)" -eq 0 ] || { echo "test-deb: needs root (apt-get install)" >&2; exit 1; }
+./scripts/make-deb.sh
+make uninstall PREFIX=/usr/local >/dev/null
+export DEBIAN_FRONTEND=noninteractive
+fail() { echo "test-deb: FAIL: $*" >&2; exit 1; }
+
+apt-get install -y -qq ./.build/deb/tnotes_*.deb ./.build/deb/tnotes-server_*.deb >/dev/null
+echo "== installed"
+command -v tnotesd | grep -qx /usr/bin/tnotesd || fail "tnotesd is not /usr/bin/tnotesd"
+tnotesd --version | grep -q . || fail "tnotesd --version printed nothing"
+tnotes --version | grep -q . || fail "tnotes --version printed nothing"
+tnotes-server --version | grep -q . || fail "tnotes-server --version printed nothing"
+for page in tnotes tnotesd tnotesd.toml tnotes-server; do man -w "$page" >/dev/null || fail "man -w $page"; done
+for unit in /usr/lib/systemd/user/tnotesd.service /usr/lib/systemd/user/tnotesd.socket \
+            /usr/lib/systemd/system/tnotesd.service /usr/lib/systemd/system/tnotes-server.service; do
+  [ -f "$unit" ] || fail "$unit is missing"
+done
+grep -q '^ExecStart=/usr/bin/tnotesd' /usr/lib/systemd/user/tnotesd.service || fail "the user unit does not run /usr/bin/tnotesd"
+[ -f /usr/share/bash-completion/completions/tnotes ] || fail "bash completion missing"
+getent passwd tnotes-server >/dev/null || fail "the tnotes-server system user was not created"
+# The installed daemon runs: a throwaway data dir and socket, one sermon, a clean stop.
+tmp=$(mktemp -d)
+tnotesd --data-dir "$tmp/data" --socket "$tmp/s.sock" --log-level warning & pid=$!
+for _ in $(seq 100); do [ -S "$tmp/s.sock" ] && break; sleep 0.1; done
+tnotes --socket "$tmp/s.sock" sermon create --title "Installed" >/dev/null || fail "tnotes could not talk to the installed tnotesd"
+kill -TERM $pid; wait $pid || fail "tnotesd did not stop cleanly"
+rm -rf "$tmp"
+echo "== binaries, man pages, units, completions, system user: ok"
+
+apt-get remove -y -qq tnotes tnotes-server >/dev/null
+for b in /usr/bin/tnotesd /usr/bin/tnotes /usr/bin/tnotes-server; do [ ! -e "$b" ] || fail "$b is left after apt-get remove"; done
+apt-get purge -y -qq tnotes tnotes-server >/dev/null
+getent passwd tnotes-server >/dev/null && fail "purge left the tnotes-server user"
+dpkg -L tnotes >/dev/null 2>&1 && fail "dpkg still lists tnotes"
+echo "== removed and purged: nothing left"
+echo "test-deb: OK"
