@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 # Packaging tools, installed like the build's own dependencies when missing.
 missing=()
-for p in dpkg-dev lintian man-db binutils; do
+for p in dpkg-dev lintian man-db binutils patchelf; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -24,6 +24,15 @@ for product in tnotesd tnotes tnotes-server; do
   swift build -c release --scratch-path "$scratch" --static-swift-stdlib --product "$product"
 done
 bin=$scratch/release
+for b in tnotesd tnotes tnotes-server; do
+  if ldd "$bin/$b" | grep -q 'libswiftCore'; then
+    echo "make-deb: $bin/$b links the Swift runtime dynamically (an older non-static build?); rebuilding it" >&2
+    # SwiftPM keeps the build description of an earlier invocation with other flags: make it anew.
+    rm -f "$bin/$b" "$scratch/release.yaml"
+    swift build -c release --scratch-path "$scratch" --static-swift-stdlib --product "$b"
+  fi
+  ! ldd "$bin/$b" | grep -q 'libswiftCore' || { echo "make-deb: $bin/$b is still linked to the Swift runtime" >&2; exit 1; }
+done
 version=$("$bin/tnotesd" --version | awk '{print $NF}')
 arch=$(dpkg --print-architecture)
 out=.build/deb
@@ -34,9 +43,12 @@ mkdir -p "$out"
 # definitions as --help, so they cannot drift); tnotesd.toml(5) is written from Config/tnotesd.toml.
 man=$out/man
 mkdir -p "$man"
-swift package --scratch-path "$scratch" --disable-sandbox plugin generate-manual --authors "the tnotes developers" >/dev/null
+# The plugin builds every product first; in debug, with the default build folder, that is the build the
+# tests already made (the pages depend only on the commands' definitions, the same in every build).
+swift package --disable-sandbox plugin generate-manual --configuration debug --authors "the tnotes developers" >/dev/null
 for page in tnotes tnotesd tnotes-server; do
-  cp "$scratch/plugins/GenerateManual/outputs/$page/$page.1" "$man/$page.1"
+  # Blank lines are not mdoc (groff warns); the generator leaves some between paragraphs.
+  sed '/^[[:space:]]*$/d' ".build/plugins/GenerateManual/outputs/$page/$page.1" > "$man/$page.1"
 done
 # tnotesd and tnotes-server are daemons: section 8.
 for page in tnotesd tnotes-server; do
@@ -67,7 +79,7 @@ License: Apache-2.0
 EOF
 }
 changelog() {  # changelog DIR NAME
-  printf '%s (%s) unstable; urgency=medium\n\n  * Release %s.\n\n -- tnotes developers <tnotes@localhost>  %s\n' \
+  printf '%s (%s) unstable; urgency=medium\n\n  * Release %s.\n\n -- tnotes developers <tnotes@users.noreply.github.com>  %s\n' \
     "$2" "$version" "$version" "$(date -R -u -d @"${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}")" \
     | gzip -9n > "$1/usr/share/doc/$2/changelog.gz"
 }
@@ -84,6 +96,8 @@ unit() { sed -e 's|/usr/local/bin/|/usr/bin/|g' -e 's|%h/.local/bin/|/usr/bin/|g
 d=$(stage tnotes)
 install -m 0755 "$bin/tnotesd" "$bin/tnotes" "$d/usr/bin/"
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "$d/usr/bin/tnotesd" "$d/usr/bin/tnotes"
+# The Swift runtime is linked in statically; the toolchain's library path the linker recorded is not needed.
+patchelf --remove-rpath "$d/usr/bin/tnotesd" "$d/usr/bin/tnotes"
 mkdir -p "$d/usr/lib/systemd/system" "$d/usr/lib/systemd/user"
 unit systemd/tnotesd.service "$d/usr/lib/systemd/system/tnotesd.service"
 unit systemd/tnotesd.socket "$d/usr/lib/systemd/system/tnotesd.socket"
@@ -93,7 +107,8 @@ gzip -9n < "$man/tnotes.1" > "$d/usr/share/man/man1/tnotes.1.gz"
 gzip -9n < "$man/tnotesd.8" > "$d/usr/share/man/man8/tnotesd.8.gz"
 gzip -9n < "$man/tnotesd.toml.5" > "$d/usr/share/man/man5/tnotesd.toml.5.gz"
 mkdir -p "$d/usr/share/bash-completion/completions" "$d/usr/share/zsh/vendor-completions" "$d/usr/share/fish/vendor_completions.d"
-"$bin/tnotes" --generate-completion-script bash > "$d/usr/share/bash-completion/completions/tnotes"
+# Sourced by bash-completion, not run: no #! line (lintian: bash-completion-with-hashbang).
+"$bin/tnotes" --generate-completion-script bash | sed '1{/^#!/d}' > "$d/usr/share/bash-completion/completions/tnotes"
 "$bin/tnotes" --generate-completion-script zsh > "$d/usr/share/zsh/vendor-completions/_tnotes"
 "$bin/tnotes" --generate-completion-script fish > "$d/usr/share/fish/vendor_completions.d/tnotes.fish"
 mkdir -p "$d/usr/share/doc/tnotes/examples"
@@ -104,7 +119,7 @@ cat > "$d/DEBIAN/control" <<EOF
 Package: tnotes
 Version: $version
 Architecture: $arch
-Maintainer: tnotes developers <tnotes@localhost>
+Maintainer: tnotes developers <tnotes@users.noreply.github.com>
 Installed-Size: $(du -sk "$d/usr" | cut -f1)
 Depends: $(depends "$d" "$d/usr/bin/tnotesd" "$d/usr/bin/tnotes"), pocketsphinx-en-us, sword-text-kjv
 Recommends: ffmpeg
@@ -149,6 +164,7 @@ chmod 0755 "$d/DEBIAN/postinst" "$d/DEBIAN/postrm"
 s=$(stage tnotes-server)
 install -m 0755 "$bin/tnotes-server" "$s/usr/bin/"
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "$s/usr/bin/tnotes-server"
+patchelf --remove-rpath "$s/usr/bin/tnotes-server"
 mkdir -p "$s/usr/lib/systemd/system"
 # The packaged unit runs as the package's system user instead of a dynamic one (admin commands run as it too).
 sed -e 's|/usr/local/bin/|/usr/bin/|g' -e 's|^DynamicUser=yes|User=tnotes-server\nGroup=tnotes-server|' \
@@ -157,7 +173,7 @@ chmod 0644 "$s/usr/lib/systemd/system/tnotes-server.service"
 gzip -9n < "$man/tnotes-server.8" > "$s/usr/share/man/man8/tnotes-server.8.gz"
 rmdir "$s/usr/share/man/man1" "$s/usr/share/man/man5"
 mkdir -p "$s/usr/share/bash-completion/completions" "$s/usr/share/zsh/vendor-completions" "$s/usr/share/fish/vendor_completions.d"
-"$bin/tnotes-server" --generate-completion-script bash > "$s/usr/share/bash-completion/completions/tnotes-server"
+"$bin/tnotes-server" --generate-completion-script bash | sed '1{/^#!/d}' > "$s/usr/share/bash-completion/completions/tnotes-server"
 "$bin/tnotes-server" --generate-completion-script zsh > "$s/usr/share/zsh/vendor-completions/_tnotes-server"
 "$bin/tnotes-server" --generate-completion-script fish > "$s/usr/share/fish/vendor_completions.d/tnotes-server.fish"
 mkdir -p "$s/usr/share/doc/tnotes-server/examples"
@@ -168,7 +184,7 @@ cat > "$s/DEBIAN/control" <<EOF
 Package: tnotes-server
 Version: $version
 Architecture: $arch
-Maintainer: tnotes developers <tnotes@localhost>
+Maintainer: tnotes developers <tnotes@users.noreply.github.com>
 Installed-Size: $(du -sk "$s/usr" | cut -f1)
 Depends: $(depends "$s" "$s/usr/bin/tnotes-server"), adduser
 Suggests: postgresql

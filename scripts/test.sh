@@ -27,6 +27,17 @@ if [ "${SKIP_FUZZ:-0}" != 1 ]; then
   ./scripts/fuzz.sh
 fi
 
+# Debian packages (issue #20): build them (static Swift runtime, man pages, lintian), install them with
+# apt-get, run what they installed, remove them. Needs root for apt-get; otherwise skipped visibly.
+if [ "${SKIP_DEB:-0}" != 1 ]; then
+  if [ "$(id -u)" -eq 0 ]; then
+    echo "== Debian packages: build, lintian, apt-get install, run, remove"
+    ./scripts/test-deb.sh
+  else
+    echo "== SKIPPED: Debian package test (needs root for apt-get; run sudo make test-deb)"
+  fi
+fi
+
 if [ "${SKIP_BENCH:-0}" != 1 ]; then
   # Checks that every figure is produced; no pass/fail on speed (the published table comes from a release build).
   echo "== benchmark, quick mode (debug build)"
