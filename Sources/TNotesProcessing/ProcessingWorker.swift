@@ -162,7 +162,9 @@ public final class ProcessingWorker: Service, Sendable {
 
     private func settleFailure(_ job: JobRecord, error: any Error, interrupted: Bool) async {
         let reason = "\(error)"
-        let permanent = error is PermanentJobError || error is StoreError
+        // Retrying cannot help a missing program or model, unreadable audio or a gone sermon: fail at once
+        // (`jobs.retry` runs it again once the cause is fixed).
+        let permanent = error is PermanentJobError || error is StoreError || error is AudioInputError
         let final = permanent || job.attempts >= settings.maxAttempts
         let retryAt = Timestamp.nowMillis() + Int64(settings.backoff.delay(attempt: job.attempts) * 1000)
         let key = Self.statusKey(job.kind)

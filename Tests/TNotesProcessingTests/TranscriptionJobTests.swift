@@ -109,6 +109,31 @@ struct TranscriptionJobTests {
         #expect(try c.call("daemon.status")["pid"] != nil)
     }
 
+    @Test("without ffmpeg, a non-WAV recording fails at once with an error naming the package; WAV still works",
+          .enabled(if: hasEspeak, "needs espeak-ng"))
+    func noFFmpeg() throws {
+        let dir = TempDirectory()
+        // The daemon finds ffmpeg on its PATH; this one has none.
+        let d = DaemonProcess(environment: ["PATH": dir.path])
+        let config = try d.dir.write("tnotesd.toml", "[sync]\nbackoff_base = 0.1\nbackoff_max = 0.2\n" + ProcessingHarness.config(maxAttempts: 3))
+        d.extraArguments = ["--config", config]
+        try d.start()
+        defer { d.stop() }
+        let c = try d.client()
+        let sid = try #require(try c.call("sermon.create", ["title": "No ffmpeg"])["id"]?.stringValue)
+        try c.call("audio.import", ["sermonId": .string(sid), "path": .string(try dir.write("talk.mp3", "ID3 not really mp3"))])
+        let job = try #require(try c.call("jobs.list").arrayValue?.first?["id"]?.stringValue)
+        let failed = try ProcessingHarness.waitForJob(c, job, timeout: 30)
+        #expect(failed["state"] == "failed" && failed["attempts"] == 1, "a missing program is not retried: \(failed.text)")
+        #expect(failed["lastError"]?.stringValue?.contains("apt-get install ffmpeg") == true, "\(failed.text)")
+        // A WAV needs no ffmpeg.
+        let wav = try #require(try ProcessingHarness.speech("Grace and peace to you.", in: dir))
+        let sid2 = try #require(try c.call("sermon.create", ["title": "WAV"])["id"]?.stringValue)
+        try c.call("audio.import", ["sermonId": .string(sid2), "path": .string(wav)])
+        let job2 = try #require(try c.call("jobs.list", ["sermonId": .string(sid2)]).arrayValue?.first?["id"]?.stringValue)
+        #expect(try ProcessingHarness.waitForJob(c, job2)["state"] == "done")
+    }
+
     @Test("a command engine that exits 1, times out or prints garbage ends failed with the reason; jobs.retry runs it again")
     func commandEngineFailures() throws {
         let dir = TempDirectory()
