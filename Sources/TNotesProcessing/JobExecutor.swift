@@ -157,7 +157,15 @@ struct JobExecutor: Sendable {
                 throw PermanentJobError("cannot write \(path): \(String(cString: strerror(errno)))")
             }
         }
-        defer { unlink(path) }
-        return try CommandOutput.parse(try await runner.run(inputPath: path), program: argv.first ?? "command")
+        // The input file goes whether the command succeeded or not, removed off the cooperative pool too.
+        let output: String
+        do {
+            output = try await runner.run(inputPath: path)
+        } catch {
+            _ = try? await LowPriorityThread.run("tnotes-io") { unlink(path) }
+            throw error
+        }
+        _ = try? await LowPriorityThread.run("tnotes-io") { unlink(path) }
+        return try CommandOutput.parse(output, program: argv.first ?? "command")
     }
 }
