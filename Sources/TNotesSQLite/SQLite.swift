@@ -92,6 +92,8 @@ public final class SQLiteConnection {
     }
 
     public var changes: Int { Int(sqlite3_changes(handle)) }
+    /// The rowid of the last row inserted on this connection.
+    public var lastInsertRowid: Int64 { sqlite3_last_insert_rowid(handle) }
 
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`; any error rolls the whole transaction back.
     public func transaction<T>(_ body: () throws -> T) throws -> T {

@@ -188,6 +188,17 @@ public enum Migrations {
                 version INTEGER NOT NULL
             ) WITHOUT ROWID;
             """),
+        Migration(version: 7, summary: "the search index written beside each record, not by triggers", sql: """
+            -- v6's triggers made every record write a statement with a savepoint, and FTS5 writes its pending
+            -- terms to disk at every savepoint: one tiny index segment per record (7 s of a 120 k-record pull
+            -- went to the index alone), and an update of sync_state alone re-indexed the record. The store now
+            -- writes search_docs beside the record and adds the new rows to FTS once per write (SearchIndex).
+            -- The rows already indexed stay as they are; search_source stays as the definition of them.
+            DROP TRIGGER records_search_ai;
+            DROP TRIGGER records_search_au;
+            DROP TRIGGER search_docs_ai;
+            DROP TRIGGER search_docs_ad;
+            """),
     ]
 
     public static var latestVersion: Int { all.last!.version }

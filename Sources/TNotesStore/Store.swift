@@ -209,6 +209,7 @@ public final class Store: @unchecked Sendable {
                     try db.exec("SAVEPOINT w")
                     do {
                         try job.run(session)
+                        try session.finish()
                         try db.exec("RELEASE w")
                         changes += session.changes
                         delta += session.outboxDelta
@@ -261,6 +262,7 @@ public final class Store: @unchecked Sendable {
         do {
             result = try db.transaction {
                 let r = try body(session)
+                try session.finish()
                 if clock != clockBefore { try persistClock(db) }
                 return r
             }

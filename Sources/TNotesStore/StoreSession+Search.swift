@@ -95,8 +95,8 @@ extension StoreSession {
     // MARK: Scripture references
 
     /// Rewrites the references of one record (called by `apply` beside the record's write).
-    func indexReferences(collection: RecordCollection, record: [String: JSON]) throws {
-        try ReferenceIndex.index(db, collection: collection, record: record)
+    func indexReferences(collection: RecordCollection, record: [String: JSON], replacing: Bool) throws {
+        try ReferenceIndex.index(db, collection: collection, record: record, replacing: replacing)
     }
 
     /// The distinct references of a sermon (its title, notes, transcript and summary), in the order the
@@ -162,10 +162,12 @@ extension ScriptureReference {
 /// so no SQL trigger can keep it).
 enum ReferenceIndex {
     /// Rewrites the references of one record.
-    static func index(_ db: SQLiteConnection, collection: RecordCollection, record: [String: JSON]) throws {
+    static func index(_ db: SQLiteConnection, collection: RecordCollection, record: [String: JSON], replacing: Bool = true) throws {
         guard Self.referenceCollections.contains(collection) else { return }
         let id = record.recordId
-        try db.run("DELETE FROM scripture_refs WHERE collection = ? AND record_id = ?", [.text(collection.rawValue), .text(id)])
+        if replacing {
+            try db.run("DELETE FROM scripture_refs WHERE collection = ? AND record_id = ?", [.text(collection.rawValue), .text(id)])
+        }
         guard record.deletedAt == nil else { return }
         let sermonId = collection == .sermons ? id : (record.sermonId ?? "")
         var ordinal = 0

@@ -11,6 +11,8 @@ public final class StoreSession {
     /// How this session changed the outbox's queued and failed counts; the store adds it to its running
     /// totals once the session's writes have committed (and drops it if they roll back).
     var outboxDelta = OutboxCounts()
+    /// Search rows this session wrote that FTS has yet to hear of (`finish` adds them).
+    var searchIndex = SearchIndex()
 
     init(db: SQLiteConnection, store: Store) {
         self.db = db
@@ -18,6 +20,12 @@ public final class StoreSession {
     }
 
     public var deviceId: String { store.deviceId }
+
+    /// Ends the session's writes (called by the store before the savepoint or transaction that holds them is
+    /// released): the deferred full-text entries go in.
+    func finish() throws {
+        try searchIndex.flush(db)
+    }
 
     /// A new HLC stamp for a local write.
     public func stamp() -> String { store.tick() }
@@ -167,8 +175,9 @@ public final class StoreSession {
             [.text(change.collection.rawValue), .text(change.id), SQLValue(change.record.sermonId),
              .text(change.updatedAt), .text(change.deviceId), SQLValue(change.record.deletedAt), sortKey,
              .text(syncState.rawValue), .text(body)])
-        // Full-text rows follow by trigger; scripture references need the Swift parser.
-        try indexReferences(collection: change.collection, record: change.record)
+        // The record's search rows and scripture references, in this transaction.
+        try searchIndex.reindex(db, collection: change.collection, record: change.record, replacing: existing != nil)
+        try indexReferences(collection: change.collection, record: change.record, replacing: existing != nil)
         if origin == .local {
             try db.run("""
                 INSERT INTO outbox(op_id, collection, record_id, op, change, created_at) VALUES (?, ?, ?, ?, ?, ?)

@@ -367,7 +367,7 @@ public actor SyncEngine {
             flight = next.isEmpty || !missing.isEmpty ? nil : push(next, deviceId: deviceId)
             do {
                 try await store.write { s in
-                    for e in sent { if let o = results[e.opId] { try s.settle(e, outcome: o) } }
+                    try s.settle(sent.compactMap { e in results[e.opId].map { (e, $0) } })
                     // Everything between the two cursors is this batch: skip it if we were right before it.
                     // A merge also logged records this device does not hold (conflicts): pull the range instead.
                     let merged = results.values.contains { if case .merged = $0 { return true } else { return false } }
