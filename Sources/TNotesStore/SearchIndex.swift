@@ -19,7 +19,7 @@ struct SearchIndex {
 
     static let collections: Set<RecordCollection> = [.sermons, .notes, .transcripts, .summaries]
 
-    struct Document: Equatable {
+    struct Document: Equatable, Sendable {
         let sermonId: String
         let kind: String
         let start: Double?
@@ -56,7 +56,8 @@ struct SearchIndex {
 
     /// Replaces one record's rows: the old ones (if the record existed) leave the index at once, the new
     /// ones are written to `search_docs` and wait for `flush` to enter FTS.
-    mutating func reindex(_ db: SQLiteConnection, collection: RecordCollection, record: [String: JSON], replacing: Bool) throws {
+    mutating func reindex(_ db: SQLiteConnection, collection: RecordCollection, record: [String: JSON], replacing: Bool,
+                          documents: [Document]? = nil) throws {
         guard Self.collections.contains(collection) else { return }
         let id = record.recordId
         if replacing {
@@ -73,7 +74,7 @@ struct SearchIndex {
                 try db.run("DELETE FROM search_docs WHERE collection = ? AND record_id = ?", [.text(collection.rawValue), .text(id)])
             }
         }
-        for d in Self.documents(collection, record) {
+        for d in documents ?? Self.documents(collection, record) {
             try db.run("""
                 INSERT INTO search_docs(collection, record_id, sermon_id, kind, start, body) VALUES (?, ?, ?, ?, ?, ?)
                 """, [.text(collection.rawValue), .text(id), .text(d.sermonId), .text(d.kind), d.start.map { .double($0) } ?? .null,

@@ -95,8 +95,9 @@ extension StoreSession {
     // MARK: Scripture references
 
     /// Rewrites the references of one record (called by `apply` beside the record's write).
-    func indexReferences(collection: RecordCollection, record: [String: JSON], replacing: Bool) throws {
-        try ReferenceIndex.index(db, collection: collection, record: record, replacing: replacing)
+    func indexReferences(collection: RecordCollection, record: [String: JSON], replacing: Bool,
+                         found: [(ScriptureReference, Double?)]?) throws {
+        try ReferenceIndex.index(db, collection: collection, record: record, replacing: replacing, found: found)
     }
 
     /// The distinct references of a sermon (its title, notes, transcript and summary), in the order the
@@ -162,7 +163,17 @@ extension ScriptureReference {
 /// so no SQL trigger can keep it).
 enum ReferenceIndex {
     /// Rewrites the references of one record.
-    static func index(_ db: SQLiteConnection, collection: RecordCollection, record: [String: JSON], replacing: Bool = true) throws {
+    /// Every reference a record cites, in order, with its place in the audio (none for a tombstone). Pure:
+    /// a pulled page's references are found off the store queue (`PreparedChange`).
+    static func found(_ collection: RecordCollection, _ record: [String: JSON]) -> [(ScriptureReference, Double?)] {
+        guard Self.referenceCollections.contains(collection), record.deletedAt == nil else { return [] }
+        return Self.referenceTexts(collection, record).flatMap { text, start in
+            ScriptureReferences.references(in: text).map { ($0, start) }
+        }
+    }
+
+    static func index(_ db: SQLiteConnection, collection: RecordCollection, record: [String: JSON], replacing: Bool = true,
+                      found: [(ScriptureReference, Double?)]? = nil) throws {
         guard Self.referenceCollections.contains(collection) else { return }
         let id = record.recordId
         if replacing {
@@ -171,16 +182,14 @@ enum ReferenceIndex {
         guard record.deletedAt == nil else { return }
         let sermonId = collection == .sermons ? id : (record.sermonId ?? "")
         var ordinal = 0
-        for (text, start) in Self.referenceTexts(collection, record) {
-            for ref in ScriptureReferences.references(in: text) {
-                try db.run("""
-                    INSERT INTO scripture_refs(collection, record_id, sermon_id, ordinal, book, chapter, verse_start, verse_end, start)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """, [.text(collection.rawValue), .text(id), .text(sermonId), .int(Int64(ordinal)), .text(ref.book),
-                          .int(Int64(ref.chapter)), ref.verseStart.map { .int(Int64($0)) } ?? .null,
-                          ref.verseEnd.map { .int(Int64($0)) } ?? .null, start.map { .double($0) } ?? .null])
-                ordinal += 1
-            }
+        for (ref, start) in found ?? Self.found(collection, record) {
+            try db.run("""
+                INSERT INTO scripture_refs(collection, record_id, sermon_id, ordinal, book, chapter, verse_start, verse_end, start)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, [.text(collection.rawValue), .text(id), .text(sermonId), .int(Int64(ordinal)), .text(ref.book),
+                      .int(Int64(ref.chapter)), ref.verseStart.map { .int(Int64($0)) } ?? .null,
+                      ref.verseEnd.map { .int(Int64($0)) } ?? .null, start.map { .double($0) } ?? .null])
+            ordinal += 1
         }
     }
 

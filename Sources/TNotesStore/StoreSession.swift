@@ -140,6 +140,18 @@ public final class StoreSession {
     /// never enqueue anything; local versions enqueue their Change. Returns what the merge decided.
     @discardableResult
     public func apply(_ incoming: Change, origin: RecordChange.Origin, reason: HistoryReason? = nil) throws -> MergeOutcome {
+        try apply(incoming, origin: origin, reason: reason, prepared: nil)
+    }
+
+    /// `apply` of a change prepared off the store queue (a pulled page's records).
+    @discardableResult
+    public func apply(_ prepared: PreparedChange, origin: RecordChange.Origin) throws -> MergeOutcome {
+        try apply(prepared.change, origin: origin, reason: nil, prepared: prepared)
+    }
+
+    private func apply(_ incoming: Change, origin: RecordChange.Origin, reason: HistoryReason?, prepared: PreparedChange?) throws
+        -> MergeOutcome
+    {
         var change = incoming
         if origin == .remote { store.receive(change.updatedAt) }
         let existing = try db.query(
@@ -161,7 +173,7 @@ public final class StoreSession {
                 SELECT collection, id, updated_at, device_id, body, ?, ? FROM records WHERE collection = ? AND id = ?
                 """, [.text(Timestamp.now()), .text(why.rawValue), .text(change.collection.rawValue), .text(change.id)])
         }
-        let body = JSON.object(change.record).text
+        let body = prepared?.body ?? JSON.object(change.record).text
         let sortKey: SQLValue = change.collection == .sermons ? SQLValue(change.record["date"]?.stringValue) : .null
         let syncState = origin == .local ? SyncState.pending : .synced
         try db.run("""
@@ -176,8 +188,10 @@ public final class StoreSession {
              .text(change.updatedAt), .text(change.deviceId), SQLValue(change.record.deletedAt), sortKey,
              .text(syncState.rawValue), .text(body)])
         // The record's search rows and scripture references, in this transaction.
-        try searchIndex.reindex(db, collection: change.collection, record: change.record, replacing: existing != nil)
-        try indexReferences(collection: change.collection, record: change.record, replacing: existing != nil)
+        try searchIndex.reindex(db, collection: change.collection, record: change.record, replacing: existing != nil,
+                                documents: prepared?.documents)
+        try indexReferences(collection: change.collection, record: change.record, replacing: existing != nil,
+                            found: prepared?.references)
         if origin == .local {
             try db.run("""
                 INSERT INTO outbox(op_id, collection, record_id, op, change, created_at) VALUES (?, ?, ?, ?, ?, ?)

@@ -467,7 +467,7 @@ public actor SyncEngine {
             let outcome: PageOutcome
             do {
                 outcome = try await store.write { s -> PageOutcome in
-                    let deletes = page.changes.filter { $0.op == .delete }.map { ($0.collection, $0.id) }
+                    let deletes = page.changes.filter { $0.change.op == .delete }.map { ($0.change.collection, $0.change.id) }
                     let deleting = deletes.isEmpty ? 0 : try s.liveCount(among: deletes)
                     var live = knownLive
                     if deleting > 0 && !confirmed {
@@ -521,7 +521,8 @@ public actor SyncEngine {
 
     /// A pull page with its changes already decoded and validated (invalid ones counted, not applied).
     struct DecodedPage: Sendable {
-        let changes: [Change]
+        /// Decoded, validated and prepared for the store (`PreparedChange`), off the store queue.
+        let changes: [PreparedChange]
         let invalid: Int
         let cursor: String
         let hasMore: Bool
@@ -533,11 +534,11 @@ public actor SyncEngine {
         // Detached: the decoding runs on the pool, not on this actor (which stays free for status calls).
         let task = Task.detached {
             let page = try await client.pull(cursor: cursor, limit: limit)
-            var changes = [Change]()
+            var changes = [PreparedChange]()
             changes.reserveCapacity(page.changes.count)
             var invalid = 0
             for raw in page.changes {
-                if let change = try? Change(json: raw, requireOpId: false) { changes.append(change) } else { invalid += 1 }
+                if let change = try? Change(json: raw, requireOpId: false) { changes.append(PreparedChange(change)) } else { invalid += 1 }
             }
             return DecodedPage(changes: changes, invalid: invalid, cursor: page.cursor, hasMore: page.hasMore,
                                serverEpoch: page.serverEpoch)
