@@ -198,6 +198,13 @@ public enum Migrations {
             DROP TRIGGER records_search_au;
             DROP TRIGGER search_docs_ai;
             DROP TRIGGER search_docs_ad;
+
+            -- Fewer B-trees written per note: the sermon order index held every record (a note's sort_key is
+            -- NULL) though only sermons are listed by it; the outbox is read in seq order (its rowid), and failed
+            -- entries are few, so the (state, seq) index only cost a page per write.
+            DROP INDEX records_sermon_order;
+            CREATE INDEX records_sermon_order ON records(sort_key DESC, id DESC) WHERE collection = 'sermons';
+            DROP INDEX outbox_by_state;
             """),
     ]
 

@@ -86,7 +86,9 @@ public final class StoreSession {
     public func sermons(includeArchived: Bool, includeDeleted: Bool, limit: Int, after: (String, String)?) throws
         -> (items: [StoredRecord], next: (String, String)?)
     {
-        var sql = "SELECT body, device_id, sync_state, sort_key, id FROM records WHERE collection = 'sermons'"
+        // INDEXED BY: the order index holds sermons only (a partial index), and without statistics SQLite
+        // would rather scan the primary key's (collection) prefix and sort.
+        var sql = "SELECT body, device_id, sync_state, sort_key, id FROM records INDEXED BY records_sermon_order WHERE collection = 'sermons'"
         var args: [SQLValue] = []
         if !includeDeleted { sql += " AND deleted_at IS NULL" }
         if !includeArchived { sql += " AND json_extract(body, '$.isArchived') = 0" }

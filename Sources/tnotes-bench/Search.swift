@@ -53,18 +53,24 @@ extension Bench {
     }
 
     /// Durable `note.add` per second with the full-text index against the same daemon build without it (its
-    /// triggers dropped from a copy of the store), one client: what keeping the index costs a write.
+    /// rows table made an inert view in a copy of the store), one client: what keeping the index costs a write.
     func searchWriteOverhead(count: Int) throws -> Figure {
         let d = "\(dir)/search-writes"
         try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
         func rate(_ data: String, dropIndex: Bool) throws -> Double {
             if dropIndex {
-                // A store made by this build, then its index triggers removed: writes skip the index only.
+                // A store made by this build, then its index made inert: search_docs becomes an empty view whose
+                // inserts do nothing, so a write skips the index rows and FTS (and only those).
                 let first = try Child("\(bin)/tnotesd", ["--data-dir", data, "--socket", "\(d)/s.sock", "--log-level", logLevel], log: "\(d)/log")
                 try Wait.forSocket("\(d)/s.sock")
                 first.stop()
                 let db = try SQLiteConnection(path: "\(data)/tnotes.sqlite", create: false)
-                try db.exec("DROP TRIGGER records_search_ai; DROP TRIGGER records_search_au")
+                try db.exec("""
+                    DROP TABLE search_docs;
+                    CREATE VIEW search_docs(doc, collection, record_id, sermon_id, kind, start, body) AS
+                        SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL WHERE 0;
+                    CREATE TRIGGER search_docs_inert INSTEAD OF INSERT ON search_docs BEGIN SELECT 1; END;
+                    """)
                 unlink("\(data)/tnotes.sqlite-clean")
             }
             let daemon = try Child("\(bin)/tnotesd", ["--data-dir", data, "--socket", "\(d)/s.sock", "--log-level", logLevel], log: "\(d)/log")
@@ -83,7 +89,7 @@ extension Bench {
         let with1 = try rate("\(d)/with1", dropIndex: false), without1 = try rate("\(d)/without1", dropIndex: true)
         let without2 = try rate("\(d)/without2", dropIndex: true), with2 = try rate("\(d)/with2", dropIndex: false)
         return Figure(name: "durable note.add with the search index, 1 client", value: (with1 + with2) / 2, unit: "writes/s",
-                      baseline: (without1 + without2) / 2, baselineName: "the same daemon with the index triggers dropped",
+                      baseline: (without1 + without2) / 2, baselineName: "the same daemon with its index made inert",
                       target: "≥ 0.9 of without", higherIsBetter: true)
     }
 }
