@@ -21,7 +21,7 @@ struct RecordMethods {
             ParamSpec("serviceType", .string),
             ParamSpec("speaker", .string, nullable: true),
             ParamSpec("id", .uuid, "client-chosen id; default a new UUID"),
-        ], result: Self.sermonResult) { p, _ in
+        ], result: Self.sermonResult, queuesOneWrite: true) { p, _ in
             try await store.write { s in
                 let id = p.string("id") ?? Identifier.make()
                 if try s.record(.sermons, id: id) != nil {
@@ -79,7 +79,7 @@ struct RecordMethods {
             ParamSpec("isArchived", .bool),
             ParamSpec("transcriptionStatus", Self.status),
             ParamSpec("summaryStatus", Self.status),
-        ], result: Self.sermonResult) { p, _ in
+        ], result: Self.sermonResult, queuesOneWrite: true) { p, _ in
             try await store.write { s in
                 var body = try Self.live(.sermons, try p.requiredString("id"), in: s).body
                 for key in ["title", "date", "serviceType", "speaker", "isArchived", "transcriptionStatus", "summaryStatus"] {
@@ -93,7 +93,7 @@ struct RecordMethods {
 
         table.add(MethodSpec("sermon.delete", summary: "Tombstone a sermon and its notes, transcript and summary.",
                              params: [ParamSpec("id", .uuid, required: true)],
-                             result: ["type": "object", "properties": ["id": ["type": "string"], "deletedAt": ["type": "string"]]]) { p, _ in
+                             result: ["type": "object", "properties": ["id": ["type": "string"], "deletedAt": ["type": "string"]]], queuesOneWrite: true) { p, _ in
             try await store.write { s in
                 let sermon = try Self.live(.sermons, try p.requiredString("id"), in: s)
                 let now = s.stamp()
@@ -112,7 +112,7 @@ struct RecordMethods {
             ParamSpec("text", .string, required: true),
             ParamSpec("timestamp", .number(min: 0), required: true, "seconds into the audio"),
             ParamSpec("id", .uuid),
-        ], result: ["$ref": "#/components/schemas/Note"]) { p, _ in
+        ], result: ["$ref": "#/components/schemas/Note"], queuesOneWrite: true) { p, _ in
             try await store.write { s in
                 let sermon = try Self.live(.sermons, try p.requiredString("sermonId"), in: s)
                 let id = p.string("id") ?? Identifier.make()
@@ -140,7 +140,7 @@ struct RecordMethods {
             ParamSpec("id", .uuid, required: true),
             ParamSpec("text", .string),
             ParamSpec("timestamp", .number(min: 0)),
-        ], result: ["$ref": "#/components/schemas/Note"]) { p, _ in
+        ], result: ["$ref": "#/components/schemas/Note"], queuesOneWrite: true) { p, _ in
             try await store.write { s in
                 var body = try Self.live(.notes, try p.requiredString("id"), in: s).body
                 if let t = p["text"] { body["text"] = t }
@@ -151,7 +151,7 @@ struct RecordMethods {
         })
 
         table.add(MethodSpec("note.delete", summary: "Tombstone a note.", params: [ParamSpec("id", .uuid, required: true)],
-                             result: ["type": "object"]) { p, _ in
+                             result: ["type": "object"], queuesOneWrite: true) { p, _ in
             try await store.write { s in
                 let note = try Self.live(.notes, try p.requiredString("id"), in: s)
                 let now = s.stamp()
@@ -165,7 +165,7 @@ struct RecordMethods {
             ParamSpec("text", .string, required: true),
             ParamSpec("status", Self.status),
             ParamSpec("segments", .segments, "[{start, end, text, speaker?}] — a JSON array, never a string"),
-        ], result: ["$ref": "#/components/schemas/Transcript"]) { p, _ in
+        ], result: ["$ref": "#/components/schemas/Transcript"], queuesOneWrite: true) { p, _ in
             try await store.write { s in
                 .object(try s.setTranscript(sermonId: try p.requiredString("sermonId"), text: try p.required("text"),
                                             status: p["status"] ?? "complete", segments: p["segments"] ?? .array([])).body)
@@ -178,7 +178,7 @@ struct RecordMethods {
             ParamSpec("text", .string, required: true),
             ParamSpec("type", .enumeration(StatusValues.summaryTypes), required: true),
             ParamSpec("status", Self.status),
-        ], result: ["$ref": "#/components/schemas/Summary"]) { p, _ in
+        ], result: ["$ref": "#/components/schemas/Summary"], queuesOneWrite: true) { p, _ in
             try await store.write { s in
                 // Set by a person: automatic summaries leave it alone (only summary.generate replaces it).
                 .object(try s.setSummary(sermonId: try p.requiredString("sermonId"), title: try p.required("title"),
@@ -192,7 +192,7 @@ struct RecordMethods {
             ParamSpec("role", .enumeration(StatusValues.chatRoles), required: true),
             ParamSpec("content", .string, required: true),
             ParamSpec("id", .uuid),
-        ], result: ["$ref": "#/components/schemas/ChatMessage"]) { p, _ in
+        ], result: ["$ref": "#/components/schemas/ChatMessage"], queuesOneWrite: true) { p, _ in
             try await store.write { s in
                 let sermon = try Self.live(.sermons, try p.requiredString("sermonId"), in: s)
                 let id = p.string("id") ?? Identifier.make()

@@ -47,13 +47,41 @@ public struct Dispatcher: Sendable {
         switch parsed {
         case .array(let items):
             if items.isEmpty { return Self.response(id: .null, error: .invalidRequest("empty batch")) }
-            var replies = [JSON]()
-            for item in items {
-                if let r = await handleOne(item, context: context) { replies.append(r) }
-            }
+            let replies = await answerBatch(items, context: context).compactMap { $0 }
             return replies.isEmpty ? nil : .array(replies)
         default:
             return await handleOne(parsed, context: context)
+        }
+    }
+
+    /// A batch's calls, in order. A call of a `queuesOneWrite` method lets the next call start once its write
+    /// is queued (or it has ended without one), so consecutive writes share one group commit; any other call
+    /// first waits for every call before it to finish, so whatever it reads includes their writes. Replies
+    /// come back in request order.
+    func answerBatch(_ items: [JSON], context: ConnectionContext) async -> [JSON?] {
+        await withTaskGroup(of: (Int, JSON?).self) { group in
+            var replies = [JSON?](repeating: nil, count: items.count)
+            var running = 0
+            for (k, item) in items.enumerated() {
+                if let name = item["method"]?.stringValue, table[name]?.queuesOneWrite == true {
+                    let queued = WriteQueuedSignal()
+                    group.addTask {
+                        let reply = await WriteQueuedSignal.$current.withValue(queued) { await handleOne(item, context: context) }
+                        queued.fire()  // it ended without writing (an invalid call): the next may start too
+                        return (k, reply)
+                    }
+                    running += 1
+                    await queued.wait()
+                } else {
+                    while running > 0, let (j, reply) = await group.next() {
+                        replies[j] = reply
+                        running -= 1
+                    }
+                    replies[k] = await handleOne(item, context: context)
+                }
+            }
+            for await (j, reply) in group { replies[j] = reply }
+            return replies
         }
     }
 

@@ -57,14 +57,20 @@ public struct MethodSpec: Sendable {
     /// The method changes nothing (no store write, no subscription, no sync side effect): pipelined calls of
     /// such methods on one connection may run side by side, their answers still in order (`Dispatcher.prepare`).
     public let readOnly: Bool
+    /// The handler's only store access is one `store.write` (every check it makes runs inside it), and it does
+    /// nothing after that write that a later call could depend on. In a JSON-RPC batch the next call may then
+    /// start as soon as this one's write is queued (`WriteQueuedSignal`): the store still runs the writes in
+    /// batch order, each seeing the ones before it, and the batch's writes commit as one group.
+    public let queuesOneWrite: Bool
 
     public init(_ name: String, summary: String, params: [ParamSpec] = [], result: JSON = [:], readOnly: Bool = false,
-                handler: @escaping MethodHandler) {
+                queuesOneWrite: Bool = false, handler: @escaping MethodHandler) {
         self.name = name
         self.summary = summary
         self.params = params
         self.result = result
         self.readOnly = readOnly
+        self.queuesOneWrite = queuesOneWrite
         self.handler = handler
     }
 

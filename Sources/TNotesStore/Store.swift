@@ -170,6 +170,8 @@ public final class Store: @unchecked Sendable {
                 p.drainScheduled = true
                 return true
             }
+            // Its place on the queue is fixed: a batch's next call may start (WriteQueuedSignal).
+            WriteQueuedSignal.current?.fire()
             if schedule { queue.async { self.drainWrites() } }
         }
     }
@@ -200,25 +202,30 @@ public final class Store: @unchecked Sendable {
         var outcomes = [(any Error)?](repeating: nil, count: jobs.count)
         var changes: [RecordChange] = []
         var delta = OutboxCounts()
+        // The group's new search rows enter FTS in one statement at its end (one FTS segment per group, not
+        // one per write); a write that rolls back takes its rows out of the set with it.
+        var searchIndex = SearchIndex()
         do {
             let clockBefore = clock
             try db.exec("BEGIN IMMEDIATE")
             do {
                 for (k, job) in jobs.enumerated() {
                     let session = StoreSession(db: db, store: self)
+                    session.searchIndex = searchIndex
                     try db.exec("SAVEPOINT w")
                     do {
                         try job.run(session)
-                        try session.finish()
                         try db.exec("RELEASE w")
                         changes += session.changes
                         delta += session.outboxDelta
+                        searchIndex = session.searchIndex
                     } catch {
                         try db.exec("ROLLBACK TO w")
                         try db.exec("RELEASE w")
                         outcomes[k] = error
                     }
                 }
+                try searchIndex.flush(db)
                 if clock != clockBefore { try persistClock(db) }
                 try db.exec("COMMIT")
             } catch {

@@ -446,6 +446,45 @@ struct RPCProtocolTests {
         }
     }
 
+    @Test("a batch's writes share group commits yet behave as if run one after another, replies in order")
+    func batchWritesInOrder() throws {
+        try withDaemon { d in
+            let c = try d.client()
+            let sermon = Identifier.make(), note = Identifier.make(), missing = Identifier.make()
+            var calls: [JSON] = [
+                request(1, "sermon.create", ["id": .string(sermon), "title": "grouped"]),
+                // Sees the sermon created by the call before it (queued, not yet committed when this one starts).
+                request(2, "note.add", ["id": .string(note), "sermonId": .string(sermon), "text": "first", "timestamp": 1]),
+                request(3, "note.update", ["id": .string(note), "text": "second"]),
+                // A failing write in the middle changes nothing and stops nothing.
+                request(4, "note.add", ["sermonId": .string(missing), "text": "orphan", "timestamp": 2]),
+                request(5, "note.add", ["id": .string(note), "sermonId": .string(sermon), "text": "duplicate id", "timestamp": 3]),
+                // A read: it waits for the writes before it, so it sees all of them.
+                request(6, "sermon.get", ["id": .string(sermon)]),
+            ]
+            for k in 0..<200 {
+                calls.append(request(.int(Int64(100 + k)), "note.add", ["sermonId": .string(sermon), "text": .string("bulk \(k)"),
+                                                                         "timestamp": .int(Int64(10 + k))]))
+            }
+            calls.append(request(7, "note.delete", ["id": .string(note)]))
+            calls.append(request(8, "sermon.get", ["id": .string(sermon)]))
+            let reply = try c.exchange(.array(calls))
+            let items = try #require(reply.arrayValue, "\(reply.text.prefix(300))")
+            #expect(items.map { $0["id"] } == calls.map { $0["id"] }, "replies in request order")
+            expectResult(items[0], id: 1)
+            #expect(items[1]["result"]?["text"] == "first")
+            #expect(items[2]["result"]?["text"] == "second")
+            expectError(items[3], code: -32001, id: 4)
+            #expect(items[4]["error"]?["code"] != nil, "a second note with the same id is refused: \(items[4].text)")
+            let seen = items[5]["result"]?["notes"]?.arrayValue ?? []
+            #expect(seen.map { $0["text"] } == ["second"], "the read saw every write before it: \(items[5].text)")
+            for item in items[6..<206] { #expect(item["result"]?["sermonId"] == .string(sermon), "\(item.text)") }
+            expectResult(items[206], id: 7)
+            let last = items[207]["result"]?["notes"]?.arrayValue ?? []
+            #expect(last.count == 200 && !last.contains { $0["id"] == .string(note) })
+        }
+    }
+
     @Test("a batch of only notifications gets no reply")
     func batchOfNotifications() throws {
         try withDaemon { d in
