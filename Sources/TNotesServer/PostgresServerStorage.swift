@@ -322,7 +322,7 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
                 let devs = logged.map { $0.change.deviceId }, bodies = logged.map(\.body)
                 try await conn.query("""
                     INSERT INTO changes(user_id, seq, collection, id, op, updated_at, device_id, body)
-                    SELECT \(user), s, c, i, o, u, d, b::jsonb
+                    SELECT \(user), s, c, i, o, u, d, b
                     FROM unnest(\(seqs)::int8[], \(cols)::text[], \(ids)::text[], \(ops)::text[], \(ups)::text[], \(devs)::text[],
                                 \(bodies)::text[]) AS t(s, c, i, o, u, d, b)
                     """, logger: logger)
@@ -393,7 +393,7 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
                 """, logger: logger)
             try await conn.query("""
                 INSERT INTO changes(user_id, seq, collection, id, op, updated_at, device_id, body)
-                VALUES (\(user), \(s), \(c), \(change.id), \(op), \(change.updatedAt), \(change.deviceId), \(body)::jsonb)
+                VALUES (\(user), \(s), \(c), \(change.id), \(op), \(change.updatedAt), \(change.deviceId), \(body))
                 """, logger: logger)
             return s
         }
@@ -403,14 +403,14 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
         var out = [LoggedChange]()
         let lim = Int64(limit)
         for try await (s, c, id, op, u, d, b) in try await client.query("""
-            SELECT seq, collection, id, op, updated_at, device_id, body::text FROM changes
+            SELECT seq, collection, id, op, updated_at, device_id, body FROM changes
             WHERE user_id = \(user) AND seq > \(seq) ORDER BY seq LIMIT \(lim)
             """, logger: logger).decode((Int64, String, String, String, String, String, String).self)
         {
             out.append(LoggedChange(seq: s, collection: RecordCollection(rawValue: c) ?? .sermons, id: id,
                                     op: Change.Op(rawValue: op) ?? .upsert, updatedAt: u, deviceId: d,
-                                    // jsonb prints itself in its own layout: parsed here, so the pull is canonical.
-                                    record: .object(try JSON.parse(b).objectValue ?? [:])))
+                                    // Stored as text by `write` (schema step 5): spliced into the page as it is.
+                                    record: .raw(b)))
         }
         return out
     }

@@ -69,7 +69,12 @@ struct Harness {
     static func check(reply: JSON, request: [UInt8]) {
         let text = reply.bytes
         precondition(!text.contains(UInt8(ascii: "\n")), "a reply spans lines")
-        precondition((try? JSON.parse(text)) != nil, "a reply is not valid JSON")
+        // Re-parsed to prove the serializer's output is JSON. Replies over 16 KiB (a long sermon.list, rpc.discover)
+        // are written by the same code paths as the small ones, and re-parsing them every time was a third of the
+        // target's time (perf, 2026-11-25), so they are re-parsed one time in 64.
+        if text.count <= 16_384 || inputs % 64 == 0 {
+            precondition((try? JSON.parse(text)) != nil, "a reply is not valid JSON")
+        }
         let requestJSON = try? JSON.parse(request)
         let replies = reply.arrayValue ?? [reply]
         for r in replies {

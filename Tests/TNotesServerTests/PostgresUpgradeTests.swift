@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+import TNotesCore
+import TNotesTestSupport
+
+/// PostgreSQL schema step 5 turned the change log's bodies from jsonb into the server's canonical text. A
+/// database at step 4, holding rows logged as jsonb, upgrades in place and pulls the same records after.
+@Suite("tnotes-server: PostgreSQL upgrade keeps the change log")
+struct PostgresUpgradeTests {
+    @Test("a step-4 database (bodies as jsonb) upgrades; every logged change pulls the same, old rows and new")
+    func jsonbLogUpgrades() throws {
+        let pg = try PostgresServer.shared.get()
+        let url = try pg.makeDatabase()
+        let server = ServerProcess(database: url)
+        let token = try server.addUser("alice")
+        try server.start()
+        let http = HTTPTestClient(baseURL: server.baseURL, token: token)
+        let s1 = Wire.id()
+        let records: [(RecordCollection, [String: JSON])] = [
+            (.sermons, Wire.sermon(s1, title: "Psalm 23 — \"The Lord is my shepherd\"\nline two")),
+            (.notes, Wire.note(Wire.id(), sermonId: s1, text: "Römer 8,28 ✝", timestamp: 120.5)),
+            (.transcripts, Wire.transcript(Wire.id(), sermonId: s1)),
+        ]
+        #expect(try http.push(records.map { Wire.change($0.0, $0.1, deviceId: "devA") }).statuses == ["applied", "applied", "applied"])
+        let before = try http.pullAll(from: nil, limit: 100).changes
+        _ = server.stop()
+
+        // Back to step 4 as a server of that version left it: the log's bodies are jsonb.
+        _ = try pg.sql(url, "ALTER TABLE changes ALTER COLUMN body TYPE jsonb USING body::jsonb")
+        _ = try pg.sql(url, "UPDATE schema_version SET version = 4")
+        #expect(try pg.sql(url, "SELECT data_type FROM information_schema.columns WHERE table_name = 'changes' AND column_name = 'body'") == "jsonb")
+
+        try server.start()
+        defer { _ = server.stop() }
+        let http2 = HTTPTestClient(baseURL: server.baseURL, token: token)  // a new port
+        #expect(try pg.sql(url, "SELECT data_type FROM information_schema.columns WHERE table_name = 'changes' AND column_name = 'body'") == "text")
+        #expect(try pg.sql(url, "SELECT version FROM schema_version") == "5")
+        // A change logged after the upgrade, as canonical text.
+        let later = Wire.change(.notes, Wire.note(Wire.id(), sermonId: s1, text: "after the upgrade", timestamp: 3), deviceId: "devB")
+        #expect(try http2.push([later]).statuses == ["applied"])
+        let after = try http2.pullAll(from: nil, limit: 100).changes
+        #expect(after.count == before.count + 1)
+        for (old, new) in zip(before, after) {
+            #expect(new["seq"] == old["seq"] && new["id"] == old["id"])
+            #expect(Wire.canonical(new["record"] ?? .null) == Wire.canonical(old["record"] ?? .null), "\(new.text)")
+        }
+        for (collection, record) in records {
+            let got = after.first { $0["id"] == record["id"] }
+            #expect(got?["collection"]?.stringValue == collection.rawValue)
+            #expect(Wire.canonical(got?["record"] ?? .null) == Wire.canonical(.object(record)))
+        }
+        #expect(after.last?["record"]?["text"] == "after the upgrade")
+    }
+}
