@@ -29,11 +29,15 @@ public struct Change: Sendable, Equatable {
 
     public var version: RecordVersion { RecordVersion(updatedAt: updatedAt, deviceId: deviceId) }
 
-    public var json: JSON {
+    public var json: JSON { json(recordText: nil) }
+
+    /// The change as JSON; `recordText`, when given, is the record's canonical text already written (what the
+    /// store keeps), spliced in as it is instead of serializing the record a second time.
+    public func json(recordText: String?) -> JSON {
         var o: [String: JSON] = [
             "opId": .string(opId), "collection": .string(collection.rawValue), "id": .string(id),
             "op": .string(op.rawValue), "updatedAt": .string(updatedAt), "deviceId": .string(deviceId),
-            "record": .object(record),
+            "record": recordText.map { .raw($0) } ?? .object(record),
         ]
         if let base { o["base"] = ["updatedAt": .string(base.updatedAt), "deviceId": .string(base.deviceId)] }
         return .object(o)

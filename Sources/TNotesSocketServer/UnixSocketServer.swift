@@ -37,7 +37,48 @@ public final class UnixSocketServer: Service, Sendable {
 
     typealias Connection = NIOAsyncChannel<LineFrame, ByteBuffer>
 
+    /// Connections NIO accepted that the accept loop has not taken yet. When the listening socket closes
+    /// (a stop), NIO drops the ones still buffered in its accept stream, and a `NIOAsyncChannel` dropped
+    /// without its writer finished traps ("Deinited NIOAsyncWriter without calling finish()",
+    /// apple/swift-nio#2813): a SIGTERM landing as a client connected crashed the daemon with signal 4.
+    /// Holding them here until the loop takes them lets the stop finish and close the rest.
+    final class AcceptedConnections: Sendable {
+        private let state = Mutex<(closed: Bool, waiting: [ObjectIdentifier: Connection])>((false, [:]))
+
+        /// In the child channel's initializer, on its event loop.
+        func accepted(_ connection: Connection) {
+            let kept = state.withLock { s -> Bool in
+                if s.closed { return false }
+                s.waiting[ObjectIdentifier(connection.channel)] = connection
+                return true
+            }
+            if !kept { Self.drop(connection) }
+        }
+
+        /// The accept loop took it: serving it closes it.
+        func taken(_ connection: Connection) {
+            _ = state.withLock { $0.waiting.removeValue(forKey: ObjectIdentifier(connection.channel)) }
+        }
+
+        /// After the accept loop: every connection it never took is finished and closed (and so is any
+        /// accepted from now on).
+        func closeRest() {
+            let rest = state.withLock { s -> [Connection] in
+                s.closed = true
+                defer { s.waiting = [:] }
+                return Array(s.waiting.values)
+            }
+            for c in rest { Self.drop(c) }
+        }
+
+        private static func drop(_ connection: Connection) {
+            connection.outbound.finish()
+            connection.channel.close(promise: nil)
+        }
+    }
+
     private let serverChannel: NIOAsyncChannel<Connection, Never>
+    private let accepted: AcceptedConnections
     private let dispatcher: Dispatcher
     private let configuration: Configuration
     private let logger: Logger
@@ -64,17 +105,18 @@ public final class UnixSocketServer: Service, Sendable {
         let oldMask = umask(0o177)
         defer { umask(oldMask) }
         let max = configuration.maxLineBytes
+        let accepted = AcceptedConnections()
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             // A client may close its write side after its last request (`nc -N`, `printf … | socat`): keep
             // the connection open to answer everything it sent.
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .bind(unixDomainSocketPath: path) { channel in
-                Self.initialize(channel, maxLineBytes: max)
+                Self.initialize(channel, maxLineBytes: max, accepted: accepted)
             }
         chmod(path, 0o600)
-        return UnixSocketServer(channel: channel, dispatcher: dispatcher, configuration: configuration, logger: logger,
-                                onConnect: onConnect, onDisconnect: onDisconnect)
+        return UnixSocketServer(channel: channel, accepted: accepted, dispatcher: dispatcher, configuration: configuration,
+                                logger: logger, onConnect: onConnect, onDisconnect: onDisconnect)
     }
 
     /// Serves on an already bound and listening socket (systemd socket activation).
@@ -85,29 +127,35 @@ public final class UnixSocketServer: Service, Sendable {
         -> UnixSocketServer
     {
         let max = configuration.maxLineBytes
+        let accepted = AcceptedConnections()
         let channel = try await ServerBootstrap(group: group)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .bind(fd) { channel in
-            Self.initialize(channel, maxLineBytes: max)
+            Self.initialize(channel, maxLineBytes: max, accepted: accepted)
         }
-        return UnixSocketServer(channel: channel, dispatcher: dispatcher, configuration: configuration, logger: logger,
-                                onConnect: onConnect, onDisconnect: onDisconnect)
+        return UnixSocketServer(channel: channel, accepted: accepted, dispatcher: dispatcher, configuration: configuration,
+                                logger: logger, onConnect: onConnect, onDisconnect: onDisconnect)
     }
 
-    private static func initialize(_ channel: any Channel, maxLineBytes: Int) -> EventLoopFuture<Connection> {
+    private static func initialize(_ channel: any Channel, maxLineBytes: Int, accepted: AcceptedConnections)
+        -> EventLoopFuture<Connection>
+    {
         channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandler(
                 ByteToMessageHandler(LineFrameDecoder(maxLineBytes: maxLineBytes)))
-            return try Connection(wrappingChannelSynchronously: channel,
-                                  configuration: .init(isOutboundHalfClosureEnabled: true))
+            let connection = try Connection(wrappingChannelSynchronously: channel,
+                                            configuration: .init(isOutboundHalfClosureEnabled: true))
+            accepted.accepted(connection)
+            return connection
         }
     }
 
-    private init(channel: NIOAsyncChannel<Connection, Never>, dispatcher: Dispatcher, configuration: Configuration,
-                 logger: Logger, onConnect: @escaping @Sendable (ConnectionContext) -> Void,
+    private init(channel: NIOAsyncChannel<Connection, Never>, accepted: AcceptedConnections, dispatcher: Dispatcher,
+                 configuration: Configuration, logger: Logger, onConnect: @escaping @Sendable (ConnectionContext) -> Void,
                  onDisconnect: @escaping @Sendable (ConnectionContext) -> Void)
     {
         self.serverChannel = channel
+        self.accepted = accepted
         self.dispatcher = dispatcher
         self.configuration = configuration
         self.logger = logger
@@ -118,8 +166,10 @@ public final class UnixSocketServer: Service, Sendable {
     public func run() async throws {
         try await withGracefulShutdownHandler {
             try await withThrowingDiscardingTaskGroup { group in
+                defer { accepted.closeRest() }
                 try await serverChannel.executeThenClose { inbound in
                     for try await connection in inbound {
+                        accepted.taken(connection)
                         group.addTask(executorPreference: EventLoopTaskExecutor(connection.channel.eventLoop)) {
                             await self.serve(connection)
                         }
@@ -142,6 +192,14 @@ public final class UnixSocketServer: Service, Sendable {
         for c in idle { c.close(promise: nil) }
     }
 
+    /// Closes a connection that will not be served (stopping, or no peer credentials). Through
+    /// `executeThenClose`, which finishes its writer: an async channel dropped without that traps in NIO
+    /// ("Deinited NIOAsyncWriter without calling finish()"), which a SIGTERM landing just as a client
+    /// connected turned into a crash (signal 4) instead of a clean stop.
+    private static func discard(_ connection: Connection) async {
+        try? await connection.executeThenClose { _, _ in }
+    }
+
     private func serve(_ connection: Connection) async {
         let channel = connection.channel
         let cred: PeerCredentials
@@ -150,7 +208,7 @@ public final class UnixSocketServer: Service, Sendable {
             cred = try await provider.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(soPeerCred)).get()
         } catch {
             logger.warning("cannot read peer credentials; closing", metadata: ["error": "\(error)"])
-            try? await channel.close()
+            await Self.discard(connection)
             return
         }
         let id: Int? = state.withLock { s in
@@ -161,7 +219,7 @@ public final class UnixSocketServer: Service, Sendable {
             return id
         }
         guard let id else {
-            try? await channel.close()
+            await Self.discard(connection)
             return
         }
         defer { _ = state.withLock { $0.connections.removeValue(forKey: id) } }

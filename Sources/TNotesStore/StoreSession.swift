@@ -199,7 +199,7 @@ public final class StoreSession {
                 INSERT INTO outbox(op_id, collection, record_id, op, change, created_at) VALUES (?, ?, ?, ?, ?, ?)
                 """,
                 [.text(change.opId), .text(change.collection.rawValue), .text(change.id), .text(change.op.rawValue),
-                 .text(change.json.text), .text(Timestamp.now())])
+                 .text(change.json(recordText: body).text), .text(Timestamp.now())])
             outboxDelta.queued += 1
         }
         changes.append(RecordChange(collection: change.collection, id: change.id, sermonId: change.record.sermonId,
