@@ -14,7 +14,7 @@ public struct PreparedChange: Sendable {
     public init(_ change: Change) {
         self.change = change
         body = JSON.object(change.record).text
-        documents = SearchIndex.collections.contains(change.collection) ? SearchIndex.documents(change.collection, change.record) : []
+        documents = SearchIndex.documents(change.collection, change.record)
         references = ReferenceIndex.found(change.collection, change.record)
     }
 }

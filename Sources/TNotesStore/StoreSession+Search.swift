@@ -162,7 +162,6 @@ extension ScriptureReference {
 /// The scripture reference index: what `apply` keeps and a store open refills (it needs the Swift parser,
 /// so no SQL trigger can keep it).
 enum ReferenceIndex {
-    /// Rewrites the references of one record.
     /// Every reference a record cites, in order, with its place in the audio (none for a tombstone). Pure:
     /// a pulled page's references are found off the store queue (`PreparedChange`).
     static func found(_ collection: RecordCollection, _ record: [String: JSON]) -> [(ScriptureReference, Double?)] {
@@ -172,6 +171,7 @@ enum ReferenceIndex {
         }
     }
 
+    /// Rewrites the references of one record (`found`: already parsed off the store queue).
     static func index(_ db: SQLiteConnection, collection: RecordCollection, record: [String: JSON], replacing: Bool = true,
                       found: [(ScriptureReference, Double?)]? = nil) throws {
         guard Self.referenceCollections.contains(collection) else { return }

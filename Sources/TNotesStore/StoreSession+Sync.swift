@@ -36,52 +36,48 @@ extension StoreSession {
 
     /// Settles one pushed outbox entry. Accepted → the entry goes, and the record becomes `synced` unless a
     /// newer local edit is still queued for it; superseded → the entry goes (the winner arrives by pull);
-    /// rejected → the entry stays, marked failed with the reason, and no longer blocks the queue.
+    /// merged → the entry goes and the merged version replaces this device's; rejected → the entry stays,
+    /// marked failed with the reason, and no longer blocks the queue.
     public func settle(_ entry: QueuedChange, outcome: PushOutcome) throws {
-        switch outcome {
-        case .merged(let stored):
-            try removeFromOutbox(entry)
-            // The merge is newer than both sides: it replaces this device's version (kept in history), unless a
-            // later local edit is already queued on top, which will itself be merged with it.
-            try apply(stored, origin: .remote, reason: .merge)
-        case .applied, .duplicate, .superseded:
-            try removeFromOutbox(entry)
-            let stillQueued = try db.scalar("""
-                SELECT count(*) FROM outbox WHERE collection = ? AND record_id = ? AND state = 'queued'
-                """, [.text(entry.collection), .text(entry.recordId)]).int ?? 0
-            if stillQueued == 0 && outcome != .superseded {
-                try db.run("UPDATE records SET sync_state = 'synced' WHERE collection = ? AND id = ? AND sync_state = 'pending'",
-                           [.text(entry.collection), .text(entry.recordId)])
-            }
-        case .rejected(let reason):
-            let was = try db.scalar("SELECT state FROM outbox WHERE seq = ?", [.int(entry.seq)]).string
-            try db.run("UPDATE outbox SET state = 'failed', attempts = attempts + 1, last_error = ? WHERE seq = ?",
-                       [.text(reason), .int(entry.seq)])
-            if was == "queued" {
-                outboxDelta.queued -= 1
-                outboxDelta.failed += 1
-            }
-            try db.run("UPDATE records SET sync_state = 'error' WHERE collection = ? AND id = ?",
-                       [.text(entry.collection), .text(entry.recordId)])
-        }
+        try settle([(entry, outcome)])
     }
 
-    /// Settles a batch's answers in order, as `settle` one at a time would. Runs of accepted or superseded
-    /// entries (nearly every answer) are settled with two statements each, not three per entry: at 120 k
-    /// pushed changes the per-entry statements were a second of the push's settling.
+    /// Settles a batch's answers in order, as settling them one at a time would. Runs of accepted or
+    /// superseded entries (nearly every answer) are settled with two statements a run, not three per entry:
+    /// at 120 k pushed changes the per-entry statements were a second of the push's settling.
     public func settle(_ answered: [(entry: QueuedChange, outcome: PushOutcome)]) throws {
         var run: [(entry: QueuedChange, outcome: PushOutcome)] = []
         for item in answered {
             switch item.outcome {
             case .applied, .duplicate, .superseded:
                 run.append(item)
-            case .merged, .rejected:
+            case .merged(let stored):
                 try settleAccepted(run)
                 run.removeAll()
-                try settle(item.entry, outcome: item.outcome)
+                try removeFromOutbox(item.entry)
+                // The merge is newer than both sides: it replaces this device's version (kept in history), unless a
+                // later local edit is already queued on top, which will itself be merged with it.
+                try apply(stored, origin: .remote, reason: .merge)
+            case .rejected(let reason):
+                try settleAccepted(run)
+                run.removeAll()
+                try markFailed(item.entry, reason: reason)
             }
         }
         try settleAccepted(run)
+    }
+
+    /// A rejected entry stays in the outbox, failed with the reason; its record shows the error.
+    private func markFailed(_ entry: QueuedChange, reason: String) throws {
+        let was = try db.scalar("SELECT state FROM outbox WHERE seq = ?", [.int(entry.seq)]).string
+        try db.run("UPDATE outbox SET state = 'failed', attempts = attempts + 1, last_error = ? WHERE seq = ?",
+                   [.text(reason), .int(entry.seq)])
+        if was == "queued" {
+            outboxDelta.queued -= 1
+            outboxDelta.failed += 1
+        }
+        try db.run("UPDATE records SET sync_state = 'error' WHERE collection = ? AND id = ?",
+                   [.text(entry.collection), .text(entry.recordId)])
     }
 
     /// A run of applied, duplicate or superseded entries: all leave the outbox; a record becomes `synced`
