@@ -1,40 +1,98 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets with -sanitize=fuzzer,address and fuzzes each for a bounded time
-# (FUZZ_SECONDS, default 60) starting from the committed corpus. Fails on any crash, leak or timeout.
+# Fuzzes the two libFuzzer targets for a bounded time (FUZZ_SECONDS, default 60) from the committed corpus.
+# Fails on any crash, memory error or timeout.
+#
+# - tnotes-fuzz-rpc (JSON-RPC lines through the daemon's own method table over a real store): a build with
+#   coverage on this package's own modules and no ASan, fuzzed by two libFuzzer workers (one per core of the
+#   2-core machines this runs on) that share one corpus. Every input it kept is then replayed through an ASan
+#   build of the same target.
+# - tnotes-fuzz-push (push bodies): ASan throughout, one worker.
+#
+# Why the RPC target runs without ASan while fuzzing: its inputs are many small JSON-RPC lines, and Swift code
+# allocates for each; ASan's allocator (quarantine, poisoning, stack depot) was 35 % of the target's time and
+# coverage of the dependencies 17 % (perf, 2026-11-25): 4.7 k inputs/s with ASan, 13-14 k/s without. Swift
+# still traps on every bounds, overflow and precondition failure, and the corpus replay under ASan catches
+# memory errors in the unsafe code (the JSON parser) on every input that found new coverage. The push target
+# fuzzes that same parser under ASan at millions of inputs a minute.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${FUZZ_SECONDS:-60}"
-scratch=.build-fuzz
 # SwiftPM gives every executable its own main (aliased with --defsym), which clashes with the main of the
-# libFuzzer runtime that -sanitize=fuzzer links whole. So: coverage instrumentation and ASan from swiftc,
-# libFuzzer *without* its main, entered through LLVMFuzzerRunDriver from the target's own @main.
+# libFuzzer runtime that -sanitize=fuzzer links whole. So: coverage instrumentation from swiftc, libFuzzer
+# *without* its main, entered through LLVMFuzzerRunDriver from the target's own @main.
 rt=$(dirname "$(readlink -f "$(command -v swiftc)")")/../lib/clang
 rt=$(ls -d "$rt"/*/lib/linux | head -1)
-flags=(-Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table
-       -Xswiftc -DFUZZING -Xlinker "$rt/libclang_rt.fuzzer_no_main-x86_64.a" -Xlinker -lstdc++)
-# Optimized (-O keeps every precondition): the targets run 3-4x more inputs a minute than a debug build
-# (RPC 2.1 k/s against 0.54 k/s, push 84 k/s against 28 k/s, measured 2026-11-25), so the minute covers
-# more ground; a crash still aborts with ASan's report.
-for target in rpc push; do
-  swift build -c release --scratch-path "$scratch" "${flags[@]}" --product "tnotes-fuzz-$target" 2>&1 \
-    | grep -v "Cannot export local symbol" | tail -3
-  work=$(mktemp -d)
-  cp -r "Tests/Fuzz/corpus-$target/." "$work/corpus"
-  echo "fuzzing $target for ${seconds}s"
-  # Leak detection is off: the Swift runtime keeps process-wide caches (metadata, the concurrency pool)
-  # that LeakSanitizer reports on the first input. Memory errors (overflow, use-after-free) still abort.
-  set +e
-  ASAN_OPTIONS=detect_leaks=0 "$scratch/release/tnotes-fuzz-$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -detect_leaks=0 \
-    -print_final_stats=1 -artifact_prefix="$work/" "$work/corpus" > "$work/log" 2>&1
-  status=$?
-  set -e
-  grep -E "^(INFO: Seed|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==ERROR|SUMMARY)" "$work/log" || true
-  if [ "$status" -ne 0 ]; then
-    echo "fuzz target $target FAILED (status $status); the input that failed:"
-    for f in "$work"/crash-* "$work"/timeout-* "$work"/oom-*; do [ -e "$f" ] && od -c "$f" | head -20; done
-    tail -40 "$work/log"
-    exit 1
-  fi
-  rm -rf "$work"
-  echo "fuzz $target: no crash"
+link=(-Xswiftc -DFUZZING -Xlinker "$rt/libclang_rt.fuzzer_no_main-x86_64.a" -Xlinker -lstdc++)
+asan=(-Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table)
+# Optimized (-O keeps every precondition): 3-4x more inputs a minute than a debug build.
+build() {  # scratch product [flags…]
+  local scratch=$1 product=$2; shift 2
+  swift build -c release --scratch-path "$scratch" "$@" --product "$product" 2>&1 | grep -v "Cannot export local symbol" | tail -2
+}
+# TNOTES_FUZZ_COVERAGE makes Package.swift add -sanitize=fuzzer (coverage) to this package's own modules only.
+TNOTES_FUZZ_COVERAGE=1 build .build-fuzz-cov tnotes-fuzz-rpc "${link[@]}"
+build .build-fuzz tnotes-fuzz-rpc "${asan[@]}" "${link[@]}"
+build .build-fuzz tnotes-fuzz-push "${asan[@]}" "${link[@]}"
+
+# Leak detection is off: the Swift runtime keeps process-wide caches (metadata, the concurrency pool) that
+# LeakSanitizer reports on the first input. Memory errors (overflow, use-after-free) still abort.
+export ASAN_OPTIONS=detect_leaks=0
+# Swift's own backtracer would take the trap of a failed precondition before libFuzzer's handler, and then no
+# crash-* input is written. (-O drops precondition messages: replay a failing input with the debug build,
+# `swift build && .build/debug/tnotes-fuzz-rpc FILE`, for the message and a backtrace.)
+export SWIFT_BACKTRACE=enable=no
+common=(-timeout=10 -rss_limit_mb=4096 -detect_leaks=0 -print_final_stats=1)
+
+# The inputs that failed, then the end of the log; exits.
+fail() {  # name work log
+  echo "fuzz target $1 FAILED (inputs and logs kept in $2); the input that failed:"
+  for f in "$2"/crash-* "$2"/timeout-* "$2"/oom-*; do [ -e "$f" ] && od -c "$f" | head -20; done
+  tail -40 "$3"
+  echo "replay it with the debug build for the message and a backtrace: .build/debug/tnotes-fuzz-<target> FILE"
+  exit 1
+}
+
+# Working files on tmpfs when there is one: libFuzzer writes every new corpus entry as a file.
+workdir() { mktemp -d -p "$( [ -d /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")"; }
+
+# --- RPC: two workers over one corpus, then an ASan replay of that corpus.
+work=$(workdir)
+cp -r Tests/Fuzz/corpus-rpc/. "$work/corpus"
+echo "fuzzing rpc for ${seconds}s (2 workers)"
+set +e
+(cd "$work" && "$OLDPWD/.build-fuzz-cov/release/tnotes-fuzz-rpc" -jobs=2 -workers=2 -max_total_time="$seconds" "${common[@]}" \
+   -artifact_prefix="$work/" "$work/corpus" > "$work/log" 2>&1)
+status=$?
+set -e
+for w in "$work"/fuzz-*.log; do
+  grep -E "^(INFO: Seed|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==ERROR|SUMMARY)" "$w" | sed "s|^|$(basename "$w" .log): |" || true
 done
+total=$(cat "$work"/fuzz-*.log | awk '/^stat::number_of_executed_units:/ { n += $2 } END { print n + 0 }')
+echo "rpc: ${total:-0} inputs in ${seconds}s over both workers"
+if [ "$status" -ne 0 ]; then
+  # The worker that failed is the one whose log reports it.
+  failed=$(grep -lE "==[0-9]+==ERROR|deadly signal|Fatal error|timeout after|out-of-memory" "$work"/fuzz-*.log | head -1)
+  fail rpc "$work" "${failed:-$work/log}"
+fi
+kept=$(ls "$work/corpus" | wc -l)
+echo "replaying the $kept kept rpc inputs under ASan"
+set +e
+.build-fuzz/release/tnotes-fuzz-rpc -runs=0 "${common[@]}" -artifact_prefix="$work/" "$work/corpus" > "$work/replay.log" 2>&1
+status=$?
+set -e
+[ "$status" -eq 0 ] || fail "rpc (ASan replay)" "$work" "$work/replay.log"
+rm -rf "$work"
+echo "fuzz rpc: no crash"
+
+# --- push: one ASan worker.
+work=$(workdir)
+cp -r Tests/Fuzz/corpus-push/. "$work/corpus"
+echo "fuzzing push for ${seconds}s"
+set +e
+.build-fuzz/release/tnotes-fuzz-push -max_total_time="$seconds" "${common[@]}" -artifact_prefix="$work/" "$work/corpus" > "$work/log" 2>&1
+status=$?
+set -e
+grep -E "^(INFO: Seed|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==ERROR|SUMMARY)" "$work/log" || true
+[ "$status" -eq 0 ] || fail push "$work" "$work/log"
+rm -rf "$work"
+echo "fuzz push: no crash"
