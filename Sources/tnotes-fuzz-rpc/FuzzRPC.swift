@@ -40,6 +40,7 @@ final class ReplyBox: @unchecked Sendable {
 struct Harness {
     let store: Store
     let dispatcher: Dispatcher
+    let directory: String
     let context = ConnectionContext(id: 1, peerUID: 0, peerPID: 0)
     let executor = InlineTaskExecutor()
 
@@ -47,6 +48,7 @@ struct Harness {
     /// left on disk). `generation` names the directory, so a fresh harness never sees an earlier one's files.
     init(generation: Int) {
         let dir = "\(fuzzDirectory)/\(generation)"
+        directory = dir
         try? FileManager.default.removeItem(atPath: dir)
         try! FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let logger = Logger(label: "fuzz", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -55,10 +57,10 @@ struct Harness {
     }
 
     /// Checks the store, then closes it and removes its files.
-    func retire(generation: Int) {
+    func retire() {
         checkStore()
         store.close()
-        try? FileManager.default.removeItem(atPath: "\(fuzzDirectory)/\(generation)")
+        try? FileManager.default.removeItem(atPath: directory)
     }
 
     func answer(_ line: [UInt8]) -> JSON? {
@@ -123,7 +125,6 @@ let fuzzDirectory: String = {
 /// (a `sermon.list` of thousands of sermons, serialized and checked): the rate fell by a third within 30 s.
 /// A fresh store also keeps an input's effect close to what it would do alone, which keeps crashes reproducible.
 let inputsPerStore = 2_048
-nonisolated(unsafe) var generation = 0
 nonisolated(unsafe) var harness = Harness(generation: 0)
 nonisolated(unsafe) var inputs = 0
 
@@ -135,9 +136,8 @@ func runOne(_ bytes: [UInt8]) {
     }
     inputs += 1
     if inputs % inputsPerStore == 0 {
-        harness.retire(generation: generation)
-        generation += 1
-        harness = Harness(generation: generation)
+        harness.retire()
+        harness = Harness(generation: inputs / inputsPerStore)
     }
 }
 
