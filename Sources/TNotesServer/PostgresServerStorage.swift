@@ -264,7 +264,7 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
         /// The whole batch in five statements: which op ids are known, the stored versions of the batch's
         /// records, then the log rows, the records' final versions and the op results, each as one
         /// `unnest` insert. Decisions are made here in order, as `SyncService.merge` makes them.
-        func mergeBatch(_ changes: [Change]) async throws -> [MergeVerdict] {
+        func mergeBatch(_ changes: [Change], bodies: [String]) async throws -> [MergeVerdict] {
             if changes.isEmpty { return [] }
             // Both lookups probe the primary key once per change (LATERAL; LIMIT 1 keeps the planner from
             // flattening it into a join): planned from the statistics of a table that was small when last
@@ -286,41 +286,13 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
             {
                 current[c + "/" + id] = RecordVersion(updatedAt: u, deviceId: d)
             }
-            // A change made on a version other than the stored one needs the three-way merge, which reads
-            // its base and writes more than one row: such a batch (rare: concurrent edits) goes one change
-            // at a time, through the same `SyncService.merge` as SQLite.
-            if changes.contains(where: { c in
-                guard let base = c.base, let stored = current[c.collection.rawValue + "/" + c.id] else { return false }
-                return stored != base && stored != c.version
-            }) {
+            guard let plan = BatchMergePlan(changes: changes, bodies: bodies, known: known, current: current) else {
                 return try await mergeEach(changes)
             }
-
-            var verdicts = [MergeVerdict]()
-            verdicts.reserveCapacity(changes.count)
-            var logged: [(seq: Int64, change: Change, body: String)] = []
-            var finalVersion = [String: Int]()  // record key → index in `logged` of its last applied version
-            var opIds = [String](), opResults = [String]()
-            for change in changes {
-                if known.contains(change.opId) {
-                    verdicts.append(MergeVerdict(MergeOutcome.duplicate.rawValue))
-                    continue
-                }
-                known.insert(change.opId)
-                let key = change.collection.rawValue + "/" + change.id
-                let outcome = MergeRule.decide(existing: current[key], incoming: change.version,
-                                               appendOnly: change.collection.isAppendOnly)
-                if outcome == .applied {
-                    seq += 1
-                    logged.append((seq, change, JSON.object(change.record).text))
-                    current[key] = change.version
-                    finalVersion[key] = logged.count - 1
-                }
-                opIds.append(change.opId)
-                opResults.append(outcome.rawValue)
-                verdicts.append(MergeVerdict(outcome.rawValue))
+            let logged = plan.logged.map { entry -> (seq: Int64, change: Change, body: String) in
+                seq += 1
+                return (seq, entry.change, entry.body)
             }
-
             if !logged.isEmpty {
                 let seqs = logged.map(\.seq), cols = logged.map { $0.change.collection.rawValue }, ids = logged.map { $0.change.id }
                 let ops = logged.map { $0.change.op.rawValue }, ups = logged.map { $0.change.updatedAt }
@@ -332,7 +304,7 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
                                 \(bodies)::text[]) AS t(s, c, i, o, u, d, b)
                     """, logger: logger)
                 // One row per record (its last version in this batch): ON CONFLICT may touch a row only once.
-                let last = finalVersion.values.sorted().map { logged[$0] }
+                let last = plan.lastOfRecord.map { logged[$0] }
                 let rSeqs = last.map(\.seq), rCols = last.map { $0.change.collection.rawValue }, rIds = last.map { $0.change.id }
                 // NULL cannot ride in these arrays: '' stands for it (never a valid sermon id or time).
                 let rSermons = last.map { $0.change.record.sermonId ?? "" }, rDeleted = last.map { $0.change.record.deletedAt ?? "" }
@@ -347,14 +319,15 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
                       seq = excluded.seq, body = excluded.body
                     """, logger: logger)
             }
-            if !opIds.isEmpty {
+            if !plan.ops.isEmpty {
+                let opIds = plan.ops.map(\.opId), opResults = plan.ops.map(\.result)
                 try await conn.query("""
                     INSERT INTO applied_ops(user_id, op_id, result)
                     SELECT \(user), o, r FROM unnest(\(opIds)::text[], \(opResults)::text[]) AS t(o, r)
                     ON CONFLICT DO NOTHING
                     """, logger: logger)
             }
-            return verdicts
+            return plan.verdicts
         }
 
         func versionBody(_ collection: RecordCollection, id: String, version: RecordVersion) async throws -> [String: JSON]? {

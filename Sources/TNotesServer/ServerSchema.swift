@@ -67,6 +67,31 @@ enum ServerSchema {
         """
         CREATE UNIQUE INDEX records_by_public_id ON records(json_extract(body, '$.publicId')) WHERE collection = 'publications';
         """,
+        // 4: records in a rowid table. In the WITHOUT ROWID table clustered on (user, collection, id) a row
+        // lives in an index B-tree, whose cells hold at most about 1,000 bytes on a 4 KiB page: a transcript's
+        // body always spilled to overflow pages and the others packed a few to a page. A rowid table holds
+        // up to 4 KiB in a cell and appends; the key becomes a unique index of small entries (the device's
+        // store made the same change, v8, measured there). Same columns, constraints and indexes.
+        """
+        CREATE TABLE records_v4(
+            user_id INTEGER NOT NULL,
+            collection TEXT NOT NULL,
+            id TEXT NOT NULL,
+            sermon_id TEXT,
+            updated_at TEXT NOT NULL,
+            device_id TEXT NOT NULL,
+            deleted_at TEXT,
+            seq INTEGER NOT NULL,
+            body TEXT NOT NULL CHECK(json_valid(body))
+        );
+        INSERT INTO records_v4(user_id, collection, id, sermon_id, updated_at, device_id, deleted_at, seq, body)
+            SELECT user_id, collection, id, sermon_id, updated_at, device_id, deleted_at, seq, body FROM records ORDER BY seq;
+        DROP TABLE records;
+        ALTER TABLE records_v4 RENAME TO records;
+        CREATE UNIQUE INDEX records_by_key ON records(user_id, collection, id);
+        CREATE INDEX records_by_sermon ON records(user_id, sermon_id, collection);
+        CREATE UNIQUE INDEX records_by_public_id ON records(json_extract(body, '$.publicId')) WHERE collection = 'publications';
+        """,
     ]
 
     static let postgres: [String] = [

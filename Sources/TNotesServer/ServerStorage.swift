@@ -117,9 +117,10 @@ public protocol ServerTransaction: Sendable {
     /// Who holds a public id: the owning user and the publication's record id, nil when nobody does.
     func publicIdOwner(_ publicId: String) async throws -> (user: Int64, recordId: String)?
     /// Merges `changes` in order, exactly as `SyncService.merge` would one at a time (later changes see
-    /// what earlier ones in the batch did); returns each one's verdict. A backend whose statements cost a
-    /// network round trip does the batch in a few set-based statements instead of five per change.
-    func mergeBatch(_ changes: [Change]) async throws -> [MergeVerdict]
+    /// what earlier ones in the batch did); returns each one's verdict. `bodies[i]` is the canonical text of
+    /// `changes[i].record`, made before the transaction (outside the backend's lock). Both backends look
+    /// the batch up in two set-based statements (`BatchMergePlan`) instead of two per change.
+    func mergeBatch(_ changes: [Change], bodies: [String]) async throws -> [MergeVerdict]
 }
 
 /// What a push did with one change: `applied`, `duplicate`, `superseded`, or `merged` with the record as
@@ -137,10 +138,6 @@ public struct MergeVerdict: Sendable, Equatable {
 }
 
 extension ServerTransaction {
-    public func mergeBatch(_ changes: [Change]) async throws -> [MergeVerdict] {
-        try await mergeEach(changes)
-    }
-
     /// One change at a time, each seeing what the ones before it did.
     public func mergeEach(_ changes: [Change]) async throws -> [MergeVerdict] {
         var out = [MergeVerdict]()

@@ -56,6 +56,11 @@ public struct SyncService: Sendable {
         }
         for case .success(let c) in parsed.map(\.change) { clock.receive(c.updatedAt) }
         let batch = parsed
+        // Each body's canonical text, made here rather than inside the transaction: the backend's lock is
+        // held for less, and a second push of the device does this beside the first one's transaction.
+        let texts = parsed.map { item -> String? in
+            if case .success(let c) = item.change { return JSON.object(c.record).text } else { return nil }
+        }
         return try await storage.transaction(user: user) { tx in
             let before = tx.seq
             // A public id belongs to the publication that first took it: another user's (or another
@@ -68,8 +73,14 @@ public struct SyncService: Sendable {
                 else { continue }
                 batch[k].change = .failure(FieldError(field: "record.publicId", reason: "no publication \(publicId) of this user"))
             }
-            let valid = batch.compactMap { item -> Change? in if case .success(let c) = item.change { return c } else { return nil } }
-            let verdicts = try await tx.mergeBatch(valid)
+            var valid = [Change](), bodies = [String]()
+            for (item, text) in zip(batch, texts) {
+                if case .success(let c) = item.change, let text {
+                    valid.append(c)
+                    bodies.append(text)
+                }
+            }
+            let verdicts = try await tx.mergeBatch(valid, bodies: bodies)
             guard verdicts.count == valid.count else { throw ServerError.storage("merge returned \(verdicts.count) verdicts for \(valid.count) changes") }
             var results = [PushResult]()
             results.reserveCapacity(batch.count)

@@ -341,44 +341,66 @@ public actor SyncEngine {
             }
         }
 
-        // Push: the outbox in order, a batch at a time, each batch settled in one transaction. One batch is
-        // in flight while the one before it settles: batch N+1 is read while the server works on N, and sent
-        // as soon as N is answered, so the device's settling and the server's applying overlap. The order
-        // on the server is kept (N+1 is sent only after N is answered), and a crash between sending N+1 and
-        // settling N only resends entries the server recognizes by their op ids (answered "duplicate").
-        var batch = try await store.read { s in try s.queuedChanges(limit: batchSize) }
-        var flight: Task<SyncClient.PushAnswer, any Error>? = batch.isEmpty ? nil : push(batch, deviceId: deviceId)
-        while let current = flight {
-            let sent = batch
-            let next = try await store.read { s in try s.queuedChanges(after: sent.last!.seq, limit: batchSize) }
+        // Push: the outbox in order, a batch at a time, each batch settled in one transaction, oldest first.
+        // Up to `pushesInFlight` batches are out at once: while the server applies batch N in its
+        // transaction, batch N+1 is already there (its JSON parsed beside that transaction), and the device
+        // settles the batch before. The server may apply two batches that are out together in either order,
+        // so a batch goes out beside another only when no record is in both: each record's changes still
+        // reach the server one after another, in the order they were made. A batch sharing a record with
+        // the one out waits for that one's answer. A crash with batches out only resends entries the server
+        // recognizes by their op ids (answered "duplicate").
+        var flights: [(batch: [StoreSession.QueuedChange], task: Task<SyncClient.PushAnswer, any Error>)] = []
+        var waiting: [StoreSession.QueuedChange]?  // read, not yet sent
+        var lastRead: Int64 = 0  // seqs start at 1
+        var drained = false
+        /// Lets every batch still out finish (none outlives the cycle); their entries stay queued if unanswered.
+        func settleNothingMore() async { for f in flights { _ = try? await f.task.value } }
+        while true {
+            while flights.count < Self.pushesInFlight {
+                if waiting == nil {
+                    // The outbox looked empty: look again only once every batch out is answered (entries
+                    // queued while the last batches were out are picked up then).
+                    if drained && !flights.isEmpty { break }
+                    let after = lastRead
+                    let next = try await store.read { s in try s.queuedChanges(after: after, limit: batchSize) }
+                    drained = next.isEmpty
+                    guard let last = next.last else { break }
+                    lastRead = last.seq
+                    waiting = next
+                }
+                guard let next = waiting else { break }
+                if let out = flights.last, !Self.disjoint(out.batch, next) { break }
+                flights.append((next, push(next, deviceId: deviceId)))
+                waiting = nil
+            }
+            guard !flights.isEmpty else { break }
+            let (sent, current) = flights.removeFirst()
             let answer: SyncClient.PushAnswer
             do {
                 answer = try await current.value
             } catch {
                 let message = "\(error)"
                 try? await store.write { s in try s.noteAttempt(sent, error: message) }
+                await settleNothingMore()
                 throw error
             }
             let results = answer.outcomes
             let missing = sent.filter { results[$0.opId] == nil }
-            let epochChanged = try await noteServerEpoch(answer.serverEpoch)
-            // The next batch goes out only if this one was answered in full (else the cycle fails here).
-            batch = next
-            flight = next.isEmpty || !missing.isEmpty ? nil : push(next, deviceId: deviceId)
             do {
+                let epochChanged = try await noteServerEpoch(answer.serverEpoch)
                 try await store.write { s in
                     try s.settle(sent.compactMap { e in results[e.opId].map { (e, $0) } })
                     // Everything between the two cursors is this batch: skip it if we were right before it.
                     // A merge also logged records this device does not hold (conflicts): pull the range instead.
+                    // (Two batches out may be applied in the other order; then the cursors do not line up and
+                    // the range is pulled: this device's own changes, applied as no-ops.)
                     let merged = results.values.contains { if case .merged = $0 { return true } else { return false } }
                     if !epochChanged, !merged, let before = answer.previousCursor, let after = answer.cursor, try s.pullCursor() == before {
                         try s.setPullCursor(after)
                     }
                 }
             } catch {
-                // Not left running past the cycle: wait for the batch in flight (its entries stay queued
-                // and are recognized as duplicates next time).
-                _ = try? await flight?.value
+                await settleNothingMore()
                 throw error
             }
             for e in sent {
@@ -393,11 +415,9 @@ public actor SyncEngine {
             }
             progress.pushed = report.pushed + report.conflicts + report.rejected
             emitProgress()
-            if !missing.isEmpty { throw SyncFailure.malformed("the server gave no result for \(missing.count) change(s)") }
-            if flight == nil {
-                // Entries queued while the last batch was out (their seqs are above it) are picked up here.
-                batch = try await store.read { s in try s.queuedChanges(after: sent.last!.seq, limit: batchSize) }
-                if !batch.isEmpty { flight = push(batch, deviceId: deviceId) }
+            if !missing.isEmpty {
+                await settleNothingMore()
+                throw SyncFailure.malformed("the server gave no result for \(missing.count) change(s)")
             }
         }
 
@@ -434,6 +454,15 @@ public actor SyncEngine {
                        metadata: ["records": "\(requeued)"])
         wanted = true
         return true
+    }
+
+    /// Push batches out at once (see `cycle`): two let the server parse one while it applies the other.
+    static let pushesInFlight = 2
+
+    /// Whether two batches touch no record in common (so the server may apply them in either order).
+    static func disjoint(_ a: [StoreSession.QueuedChange], _ b: [StoreSession.QueuedChange]) -> Bool {
+        let keys = Set(a.map { "\($0.collection)/\($0.recordId)" })
+        return !b.contains { keys.contains("\($0.collection)/\($0.recordId)") }
     }
 
     /// Sends one batch; runs while the engine settles the batch before it.

@@ -336,6 +336,7 @@ struct Bench {
         let cb = try LineSocket(path: "\(sd)/b.sock")
         usleep(500_000)
         let idleRss = db.rssKiB
+        let serverCPU0 = server.cpuSeconds
         let pushStart = Date()
         let da = try Child("\(bin)/tnotesd", ["--config", "\(sd)/tnotesd.toml", "--data-dir", "\(a)/data", "--socket", "\(sd)/a.sock",
                                               "--log-level", logLevel], env: env, log: "\(sd)/a.log")
@@ -344,7 +345,11 @@ struct Bench {
         let ca = try LineSocket(path: "\(sd)/a.sock")
         try Self.waitDrained(ca)
         let pushTime = Date().timeIntervalSince(pushStart)
+        let (serverCPU1, bCPU1) = (server.cpuSeconds, db.cpuSeconds)
         let pullTime = try timed { try Self.syncToCompletion(cb) }
+        // Where the CPU went (diagnostic, not a figure): A's includes its start.
+        say(String(format: "  CPU seconds: push A %.2f, server %.2f; pull server %.2f, B %.2f", da.cpuSeconds,
+                   serverCPU1 - serverCPU0, server.cpuSeconds - serverCPU1, db.cpuSeconds - bCPU1))
         let t = pushTime + pullTime
         let changes = Double(sizes.sermons * 2 + sizes.notes)
         let onB = try cb.call("sermon.list", ["limit": 1])
