@@ -33,6 +33,7 @@ public final class SQLiteConnection {
         handle = db
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, 5000)
+        StatementProfile.attach(db)
     }
 
     deinit {
