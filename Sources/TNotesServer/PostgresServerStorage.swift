@@ -238,7 +238,7 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
 
         func publicIdOwner(_ publicId: String) async throws -> (user: Int64, recordId: String)? {
             for try await (u, id) in try await conn.query(
-                "SELECT user_id, id FROM records WHERE (body->>'publicId') = \(publicId) AND collection = 'publications'",
+                "SELECT user_id, id FROM records WHERE ((body::jsonb)->>'publicId') = \(publicId) AND collection = 'publications'",
                 logger: logger).decode((Int64, String).self)
             {
                 return (u, id)
@@ -311,7 +311,7 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
                 let rUps = last.map { $0.change.updatedAt }, rDevs = last.map { $0.change.deviceId }, rBodies = last.map(\.body)
                 try await conn.query("""
                     INSERT INTO records(user_id, collection, id, sermon_id, updated_at, device_id, deleted_at, seq, body)
-                    SELECT \(user), c, i, NULLIF(sid, ''), u, d, NULLIF(del, ''), s, b::jsonb
+                    SELECT \(user), c, i, NULLIF(sid, ''), u, d, NULLIF(del, ''), s, b
                     FROM unnest(\(rCols)::text[], \(rIds)::text[], \(rSermons)::text[], \(rUps)::text[], \(rDevs)::text[],
                                 \(rDeleted)::text[], \(rSeqs)::int8[], \(rBodies)::text[]) AS t(c, i, sid, u, d, del, s, b)
                     ON CONFLICT (user_id, collection, id) DO UPDATE SET sermon_id = excluded.sermon_id,
@@ -364,7 +364,7 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
             let sermonId = change.record.sermonId, deletedAt = change.record.deletedAt
             try await conn.query("""
                 INSERT INTO records(user_id, collection, id, sermon_id, updated_at, device_id, deleted_at, seq, body)
-                VALUES (\(user), \(c), \(change.id), \(sermonId), \(change.updatedAt), \(change.deviceId), \(deletedAt), \(s), \(body)::jsonb)
+                VALUES (\(user), \(c), \(change.id), \(sermonId), \(change.updatedAt), \(change.deviceId), \(deletedAt), \(s), \(body))
                 ON CONFLICT (user_id, collection, id) DO UPDATE SET sermon_id = excluded.sermon_id,
                   updated_at = excluded.updated_at, device_id = excluded.device_id, deleted_at = excluded.deleted_at,
                   seq = excluded.seq, body = excluded.body
@@ -410,7 +410,7 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
 
     public func publication(publicId: String) async throws -> PublishedRecord? {
         for try await (u, b, t) in try await client.query(
-            "SELECT user_id, body::text, updated_at FROM records WHERE (body->>'publicId') = \(publicId) AND collection = 'publications'",
+            "SELECT user_id, body::text, updated_at FROM records WHERE ((body::jsonb)->>'publicId') = \(publicId) AND collection = 'publications'",
             logger: logger).decode((Int64, String, String).self)
         {
             return PublishedRecord(user: u, body: try JSON.parse(b).objectValue ?? [:], updatedAt: t)

@@ -183,5 +183,13 @@ enum ServerSchema {
         """
         ALTER TABLE changes ALTER COLUMN body TYPE text USING body::text;
         """,
+        // 6: the records' bodies as the canonical text too. As jsonb every push parsed each body once more,
+        // inside the user's transaction, and every read printed it in jsonb's layout for the server to parse
+        // again. Only a publication's public id is looked up inside a body: its index parses that one field.
+        """
+        DROP INDEX records_by_public_id;
+        ALTER TABLE records ALTER COLUMN body TYPE text USING body::text;
+        CREATE UNIQUE INDEX records_by_public_id ON records(((body::jsonb)->>'publicId')) WHERE collection = 'publications';
+        """,
     ]
 }

@@ -10,6 +10,9 @@ public enum SyncTrigger: String, Sendable, CaseIterable {
 public struct SyncReport: Sendable, Equatable {
     public var pushed = 0
     public var pulled = 0
+    /// Changes the pulls received, applied or not (a version already held, this device's own change
+    /// pulled back): `pulled` is the part that changed something.
+    public var downloaded = 0
     public var conflicts = 0
     public var rejected = 0
     public var durationMs = 0
@@ -17,7 +20,8 @@ public struct SyncReport: Sendable, Equatable {
     public var held = 0
 
     public var json: JSON {
-        ["pushed": .int(Int64(pushed)), "pulled": .int(Int64(pulled)), "conflicts": .int(Int64(conflicts)),
+        ["pushed": .int(Int64(pushed)), "pulled": .int(Int64(pulled)), "downloaded": .int(Int64(downloaded)),
+         "conflicts": .int(Int64(conflicts)),
          "rejected": .int(Int64(rejected)), "durationMs": .int(Int64(durationMs)), "held": .int(Int64(held))]
     }
 }
@@ -94,6 +98,8 @@ public actor SyncEngine {
     /// Deletions a held pull would make (state `held`), and whether `sync.confirm` lets the next pull make them.
     private var heldDeletes: Int?
     private var massDeleteConfirmed = false
+    /// Changes received by this cycle's pulls (`SyncReport.downloaded`).
+    private var downloaded = 0
     /// The server epoch as the store has it (read once, then kept in step with it).
     private var knownEpoch: String?
     /// A pull is held when it would tombstone more than half of the live records, and at least this many
@@ -273,7 +279,7 @@ public actor SyncEngine {
                 heldDeletes = nil
                 setState(networkUp ? .idle : .offline)
             }
-            logger.info("sync done", metadata: ["pushed": "\(report.pushed)", "pulled": "\(report.pulled)",
+            logger.info("sync done", metadata: ["pushed": "\(report.pushed)", "pulled": "\(report.pulled)", "downloaded": "\(report.downloaded)",
                                                 "conflicts": "\(report.conflicts)", "ms": "\(report.durationMs)"])
             onEvent("sync.completed", report.json.objectValue ?? [:])
             realtimeKick.signal()
@@ -325,6 +331,7 @@ public actor SyncEngine {
     func cycle() async throws -> SyncReport {
         let started = Timestamp.nowMillis()
         var report = SyncReport()
+        downloaded = 0
         progress = (0, 0, store.outboxCounts.queued)
         let deviceId = store.deviceId
         let batchSize = settings.batchSize
@@ -336,6 +343,7 @@ public actor SyncEngine {
             report.pulled += first.applied
             if first.held > 0 {
                 report.held = first.held
+                report.downloaded = downloaded
                 report.durationMs = Int(Timestamp.nowMillis() - started)
                 return report
             }
@@ -353,6 +361,10 @@ public actor SyncEngine {
         var waiting: [StoreSession.QueuedChange]?  // read, not yet sent
         var lastRead: Int64 = 0  // seqs start at 1
         var drained = false
+        // This cycle's pushes as log ranges, previousCursor → cursor, not yet skipped by the pull cursor. Two
+        // batches out together may land in the log in either order, so the cursor moves along any chain of
+        // them that starts where it stands, not only the range of the batch just settled.
+        var ownRanges = [String: String]()
         /// Lets every batch still out finish (none outlives the cycle); their entries stay queued if unanswered.
         func settleNothingMore() async { for f in flights { _ = try? await f.task.value } }
         while true {
@@ -388,16 +400,19 @@ public actor SyncEngine {
             let missing = sent.filter { results[$0.opId] == nil }
             do {
                 let epochChanged = try await noteServerEpoch(answer.serverEpoch)
-                try await store.write { s in
-                    try s.settle(sent.compactMap { e in results[e.opId].map { (e, $0) } })
-                    // Everything between the two cursors is this batch: skip it if we were right before it.
-                    // A merge also logged records this device does not hold (conflicts): pull the range instead.
-                    // (Two batches out may be applied in the other order; then the cursors do not line up and
-                    // the range is pulled: this device's own changes, applied as no-ops.)
-                    let merged = results.values.contains { if case .merged = $0 { return true } else { return false } }
-                    if !epochChanged, !merged, let before = answer.previousCursor, let after = answer.cursor, try s.pullCursor() == before {
-                        try s.setPullCursor(after)
-                    }
+                if epochChanged { ownRanges = [:] }
+                // Everything between the two cursors is this batch. A merge also logged records this device
+                // does not hold (conflicts): that range is pulled, so no chain passes it.
+                let merged = results.values.contains { if case .merged = $0 { return true } else { return false } }
+                var known = ownRanges
+                if !epochChanged, !merged, let before = answer.previousCursor, let after = answer.cursor { known[before] = after }
+                let ranges = known, settled = sent
+                ownRanges = try await store.write { s -> [String: String] in
+                    try s.settle(settled.compactMap { e in results[e.opId].map { (e, $0) } })
+                    guard let cursor = try s.pullCursor() else { return ranges }
+                    let (moved, left) = Self.skipOwnRanges(from: cursor, ranges)
+                    if let moved { try s.setPullCursor(moved) }
+                    return left
                 }
             } catch {
                 await settleNothingMore()
@@ -424,6 +439,7 @@ public actor SyncEngine {
         let pull = try await pullAll()
         report.pulled += pull.applied
         report.held = pull.held
+        report.downloaded = downloaded
         report.durationMs = Int(Timestamp.nowMillis() - started)
         return report
     }
@@ -463,6 +479,17 @@ public actor SyncEngine {
     static func disjoint(_ a: [StoreSession.QueuedChange], _ b: [StoreSession.QueuedChange]) -> Bool {
         let keys = Set(a.map { "\($0.collection)/\($0.recordId)" })
         return !b.contains { keys.contains("\($0.collection)/\($0.recordId)") }
+    }
+
+    /// Moves a pull cursor along the chain of this device's own push ranges (previousCursor → cursor) that
+    /// starts where it stands: the cursor it ends at (nil when none starts there) and the ranges not passed.
+    static func skipOwnRanges(from cursor: String, _ ranges: [String: String]) -> (moved: String?, left: [String: String]) {
+        var left = ranges, at = cursor, moved: String?
+        while let next = left.removeValue(forKey: at) {
+            at = next
+            moved = next
+        }
+        return (moved, left)
     }
 
     /// Sends one batch; runs while the engine settles the batch before it.
@@ -524,6 +551,7 @@ public actor SyncEngine {
             deleted += deleting
             if page.invalid > 0 { logger.warning("skipped invalid pulled changes", metadata: ["count": "\(page.invalid)"]) }
             pulled += applied
+            downloaded += page.changes.count + page.invalid
             progress.pulled += applied
             emitProgress()
             cursor = page.cursor

@@ -25,6 +25,8 @@ public final class FaultProxy: @unchecked Sendable {
         case blackhole
         /// Forward; relay the answer's head and the first `n` bytes of its body, then reset the client.
         case resetAfterResponseBytes(Int)
+        /// Hold the request `seconds`, then forward it: a request sent after it may overtake it.
+        case delay(Double)
 
         public var description: String {
             switch self {
@@ -34,6 +36,7 @@ public final class FaultProxy: @unchecked Sendable {
             case .dropResponse: return "drop response"
             case .blackhole: return "blackhole"
             case .resetAfterResponseBytes(let n): return "reset after \(n) response bytes"
+            case .delay(let seconds): return "delay \(seconds) s"
             }
         }
     }
@@ -283,6 +286,8 @@ public final class FaultProxy: @unchecked Sendable {
                 }
             }
             return
+        case .delay(let seconds):
+            usleep(UInt32(seconds * 1_000_000))
         case .passThrough, .dropResponse, .resetAfterResponseBytes:
             break
         }

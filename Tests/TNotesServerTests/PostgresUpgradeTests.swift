@@ -3,8 +3,9 @@ import Testing
 import TNotesCore
 import TNotesTestSupport
 
-/// PostgreSQL schema step 5 turned the change log's bodies from jsonb into the server's canonical text. A
-/// database at step 4, holding rows logged as jsonb, upgrades in place and pulls the same records after.
+/// PostgreSQL schema steps 5 and 6 turned the change log's and the records' bodies from jsonb into the
+/// server's canonical text. A database at step 4, holding rows as jsonb, upgrades in place and pulls the
+/// same records after.
 @Suite("tnotes-server: PostgreSQL upgrade keeps the change log")
 struct PostgresUpgradeTests {
     @Test("a step-4 database (bodies as jsonb) upgrades; every logged change pulls the same, old rows and new")
@@ -25,8 +26,12 @@ struct PostgresUpgradeTests {
         let before = try http.pullAll(from: nil, limit: 100).changes
         _ = server.stop()
 
-        // Back to step 4 as a server of that version left it: the log's bodies are jsonb.
+        // Back to step 4 as a server of that version left it: the log's and the records' bodies are jsonb
+        // (step 5 made the log's text, step 6 the records').
         _ = try pg.sql(url, "ALTER TABLE changes ALTER COLUMN body TYPE jsonb USING body::jsonb")
+        _ = try pg.sql(url, "DROP INDEX records_by_public_id")
+        _ = try pg.sql(url, "ALTER TABLE records ALTER COLUMN body TYPE jsonb USING body::jsonb")
+        _ = try pg.sql(url, "CREATE UNIQUE INDEX records_by_public_id ON records((body->>'publicId')) WHERE collection = 'publications'")
         _ = try pg.sql(url, "UPDATE schema_version SET version = 4")
         #expect(try pg.sql(url, "SELECT data_type FROM information_schema.columns WHERE table_name = 'changes' AND column_name = 'body'") == "jsonb")
 
@@ -34,7 +39,8 @@ struct PostgresUpgradeTests {
         defer { _ = server.stop() }
         let http2 = HTTPTestClient(baseURL: server.baseURL, token: token)  // a new port
         #expect(try pg.sql(url, "SELECT data_type FROM information_schema.columns WHERE table_name = 'changes' AND column_name = 'body'") == "text")
-        #expect(try pg.sql(url, "SELECT version FROM schema_version") == "5")
+        #expect(try pg.sql(url, "SELECT data_type FROM information_schema.columns WHERE table_name = 'records' AND column_name = 'body'") == "text")
+        #expect(try pg.sql(url, "SELECT version FROM schema_version") == "6")
         // A change logged after the upgrade, as canonical text.
         let later = Wire.change(.notes, Wire.note(Wire.id(), sermonId: s1, text: "after the upgrade", timestamp: 3), deviceId: "devB")
         #expect(try http2.push([later]).statuses == ["applied"])
