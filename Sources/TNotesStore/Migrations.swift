@@ -133,7 +133,23 @@ public enum Migrations {
             CREATE TRIGGER search_docs_ad AFTER DELETE ON search_docs BEGIN
                 INSERT INTO search_index(search_index, rowid, body) VALUES ('delete', old.doc, old.body);
             END;
-            \(searchSourceView)
+            CREATE VIEW search_source(collection, record_id, sermon_id, kind, start, body) AS
+                SELECT collection, id, id, 'sermon', NULL,
+                       json_extract(body, '$.title') || ' ' || coalesce(json_extract(body, '$.speaker'), '')
+                  FROM records WHERE collection = 'sermons' AND deleted_at IS NULL
+                UNION ALL
+                SELECT collection, id, sermon_id, 'note', json_extract(body, '$.timestamp'), json_extract(body, '$.text')
+                  FROM records WHERE collection = 'notes' AND deleted_at IS NULL
+                UNION ALL
+                SELECT r.collection, r.id, r.sermon_id, 'transcript', json_extract(seg.value, '$.start'), json_extract(seg.value, '$.text')
+                  FROM records AS r, json_each(r.body, '$.segments') AS seg
+                 WHERE r.collection = 'transcripts' AND r.deleted_at IS NULL
+                UNION ALL
+                SELECT collection, id, sermon_id, 'transcript', NULL, json_extract(body, '$.text')
+                  FROM records WHERE collection = 'transcripts' AND deleted_at IS NULL AND json_array_length(body, '$.segments') = 0
+                UNION ALL
+                SELECT collection, id, sermon_id, 'summary', NULL, json_extract(body, '$.title') || char(10) || json_extract(body, '$.text')
+                  FROM records WHERE collection = 'summaries' AND deleted_at IS NULL;
             CREATE TRIGGER records_search_ai AFTER INSERT ON records
             WHEN new.collection IN ('sermons', 'notes', 'transcripts', 'summaries') BEGIN
                 INSERT INTO search_docs(collection, record_id, sermon_id, kind, start, body)
@@ -190,58 +206,7 @@ public enum Migrations {
             CREATE INDEX records_sermon_order ON records(sort_key DESC, id DESC) WHERE collection = 'sermons';
             DROP INDEX outbox_by_state;
             """),
-        Migration(version: 8, summary: "records in a rowid table", sql: """
-            -- v1 kept records in a WITHOUT ROWID table clustered on (collection, id). A row there lives in an
-            -- index B-tree, whose cells hold at most about 1,000 bytes on a 4 KiB page: a transcript's body
-            -- (2.5 KiB with 20 segments) always spilled to overflow pages, and every other body was packed a
-            -- few to a page. A rowid table holds up to 4 KiB in a cell and appends new rows; the (collection,
-            -- id) key becomes a unique index of small entries. Measured with the same rows in pulled order and
-            -- commits of 2,000 (records and their indexes alone): 1.5 s clustered, 1.1 s as a rowid table.
-            -- Same columns, constraints and indexes.
-            DROP VIEW search_source;
-            CREATE TABLE records_v8(
-                collection TEXT NOT NULL,
-                id TEXT NOT NULL,
-                sermon_id TEXT,
-                updated_at TEXT NOT NULL,
-                device_id TEXT NOT NULL,
-                deleted_at TEXT,
-                sort_key TEXT,
-                sync_state TEXT NOT NULL DEFAULT 'pending' CHECK(sync_state IN ('pending','synced','error')),
-                body TEXT NOT NULL CHECK(json_valid(body) AND json_type(body) = 'object')
-            );
-            INSERT INTO records_v8(collection, id, sermon_id, updated_at, device_id, deleted_at, sort_key, sync_state, body)
-                SELECT collection, id, sermon_id, updated_at, device_id, deleted_at, sort_key, sync_state, body FROM records
-                ORDER BY updated_at;
-            DROP TABLE records;
-            ALTER TABLE records_v8 RENAME TO records;
-            CREATE UNIQUE INDEX records_by_key ON records(collection, id);
-            CREATE INDEX records_by_sermon ON records(sermon_id, collection);
-            CREATE INDEX records_sermon_order ON records(sort_key DESC, id DESC) WHERE collection = 'sermons';
-            \(searchSourceView)
-            """),
     ]
 
     public static var latestVersion: Int { all.last!.version }
-
-    /// What search_docs holds, defined from records (v6). v8 rebuilt records, and so made the view again.
-    static let searchSourceView = """
-            CREATE VIEW search_source(collection, record_id, sermon_id, kind, start, body) AS
-                SELECT collection, id, id, 'sermon', NULL,
-                       json_extract(body, '$.title') || ' ' || coalesce(json_extract(body, '$.speaker'), '')
-                  FROM records WHERE collection = 'sermons' AND deleted_at IS NULL
-                UNION ALL
-                SELECT collection, id, sermon_id, 'note', json_extract(body, '$.timestamp'), json_extract(body, '$.text')
-                  FROM records WHERE collection = 'notes' AND deleted_at IS NULL
-                UNION ALL
-                SELECT r.collection, r.id, r.sermon_id, 'transcript', json_extract(seg.value, '$.start'), json_extract(seg.value, '$.text')
-                  FROM records AS r, json_each(r.body, '$.segments') AS seg
-                 WHERE r.collection = 'transcripts' AND r.deleted_at IS NULL
-                UNION ALL
-                SELECT collection, id, sermon_id, 'transcript', NULL, json_extract(body, '$.text')
-                  FROM records WHERE collection = 'transcripts' AND deleted_at IS NULL AND json_array_length(body, '$.segments') = 0
-                UNION ALL
-                SELECT collection, id, sermon_id, 'summary', NULL, json_extract(body, '$.title') || char(10) || json_extract(body, '$.text')
-                  FROM records WHERE collection = 'summaries' AND deleted_at IS NULL;
-        """
 }

@@ -28,9 +28,6 @@ def main(n):
     here = os.path.dirname(os.path.abspath(__file__))
     src = open(os.path.join(here, '../../../Sources/TNotesStore/Migrations.swift')).read()
     steps = dict(re.findall(r'Migration\(version: (\d+), summary: "[^"]*", sql: """\n(.*?)"""\)', src, re.S))
-    # A step may interpolate a shared text (the search_source view, in v6 and v8).
-    view = re.search(r'static let searchSourceView = """\n(.*?)"""', src, re.S).group(1)
-    steps = {k: v.replace('\\(searchSourceView)', view) for k, v in steps.items()}
     out = os.path.join(here, 'v%d.sqlite' % n)
     shutil.copy(os.path.join(here, 'v%d.sqlite' % (n - 1)), out)
     db = sqlite3.connect(out)
