@@ -40,7 +40,7 @@ struct PostgresUpgradeTests {
         let http2 = HTTPTestClient(baseURL: server.baseURL, token: token)  // a new port
         #expect(try pg.sql(url, "SELECT data_type FROM information_schema.columns WHERE table_name = 'changes' AND column_name = 'body'") == "text")
         #expect(try pg.sql(url, "SELECT data_type FROM information_schema.columns WHERE table_name = 'records' AND column_name = 'body'") == "text")
-        #expect(try pg.sql(url, "SELECT version FROM schema_version") == "6")
+        #expect(try pg.sql(url, "SELECT version FROM schema_version") == "7")
         // A change logged after the upgrade, as canonical text.
         let later = Wire.change(.notes, Wire.note(Wire.id(), sermonId: s1, text: "after the upgrade", timestamp: 3), deviceId: "devB")
         #expect(try http2.push([later]).statuses == ["applied"])
