@@ -98,8 +98,6 @@ public actor SyncEngine {
     /// Deletions a held pull would make (state `held`), and whether `sync.confirm` lets the next pull make them.
     private var heldDeletes: Int?
     private var massDeleteConfirmed = false
-    /// Changes received by this cycle's pulls (`SyncReport.downloaded`).
-    private var downloaded = 0
     /// The server epoch as the store has it (read once, then kept in step with it).
     private var knownEpoch: String?
     /// A pull is held when it would tombstone more than half of the live records, and at least this many
@@ -331,7 +329,6 @@ public actor SyncEngine {
     func cycle() async throws -> SyncReport {
         let started = Timestamp.nowMillis()
         var report = SyncReport()
-        downloaded = 0
         progress = (0, 0, store.outboxCounts.queued)
         let deviceId = store.deviceId
         let batchSize = settings.batchSize
@@ -341,9 +338,9 @@ public actor SyncEngine {
         if try await store.read({ s in try s.pullCursor() }) == nil {
             let first = try await pullAll()
             report.pulled += first.applied
+            report.downloaded += first.received
             if first.held > 0 {
                 report.held = first.held
-                report.downloaded = downloaded
                 report.durationMs = Int(Timestamp.nowMillis() - started)
                 return report
             }
@@ -438,8 +435,8 @@ public actor SyncEngine {
 
         let pull = try await pullAll()
         report.pulled += pull.applied
+        report.downloaded += pull.received
         report.held = pull.held
-        report.downloaded = downloaded
         report.durationMs = Int(Timestamp.nowMillis() - started)
         return report
     }
@@ -501,8 +498,10 @@ public actor SyncEngine {
     /// Pulls every page after our cursor; each page and the cursor after it commit together. A page that
     /// would bring this sync's deletions of live records past half of them (and past `massDeleteFloor`) is
     /// not applied unless `sync.confirm` allowed it: the pull stops there, held, with the count.
-    private func pullAll() async throws -> (applied: Int, held: Int) {
+    /// `received`: every change the pages brought, applied or not (`SyncReport.downloaded`).
+    private func pullAll() async throws -> (applied: Int, held: Int, received: Int) {
         var pulled = 0
+        var received = 0
         var deleted = 0
         var liveAtStart: Int?
         let confirmed = massDeleteConfirmed
@@ -544,19 +543,19 @@ public actor SyncEngine {
             guard case .applied(let applied, let deleting, let live) = outcome else {
                 next?.cancel()
                 _ = try? await next?.value
-                if case .held(let total) = outcome { return (pulled, total) }
-                return (pulled, 0)
+                if case .held(let total) = outcome { return (pulled, total, received) }
+                return (pulled, 0, received)
             }
             liveAtStart = live
             deleted += deleting
             if page.invalid > 0 { logger.warning("skipped invalid pulled changes", metadata: ["count": "\(page.invalid)"]) }
             pulled += applied
-            downloaded += page.changes.count + page.invalid
+            received += page.changes.count + page.invalid
             progress.pulled += applied
             emitProgress()
             cursor = page.cursor
         }
-        return (pulled, 0)
+        return (pulled, 0, received)
     }
 
     /// `sync.confirm`: the held pull may make its deletions; a sync starts now.
