@@ -43,6 +43,8 @@ struct SearchMethods {
                                       from: p.string("from"), to: p.string("to"))
             let hits: [SearchHit]
             do {
+                // Small writes reach FTS a moment after they commit; a search first waits for that.
+                try await store.catchUpSearch()
                 hits = try await store.read { [offset] s in try s.search(q, filter: filter, limit: limit + 1, offset: offset) }
             } catch let e as SearchSyntaxError {
                 throw RPCError.invalidParams(field: "q", reason: "is not a valid search query (\(e.description)); "

@@ -8,15 +8,12 @@ import TNotesSQLite
 /// at every statement savepoint, and a trigger makes every record write a statement with a savepoint, so
 /// each record left a tiny FTS segment behind for the merger: applying a pulled 120 k-record sync (310 k
 /// rows) cost 7 s in the index alone, against 0.7 s for the same rows added in one statement. Here the
-/// `search_docs` rows are written as the record is, and their FTS entries are added in one statement when
-/// the write's session ends (`flush`); removals are single-row FTS 'delete' commands, made at once.
+/// `search_docs` rows are written as the record is, and their FTS entries are added later in one statement
+/// (`SearchBacklog.flush`); removals are single-row FTS 'delete' commands, made at once.
 ///
 /// What a record contributes is exactly what the `search_source` view (store v6) selects; a test holds the
 /// two equal after every kind of write.
-struct SearchIndex {
-    /// Rows of `search_docs` added by this session that FTS has not been told of yet.
-    private(set) var unindexed: Set<Int64> = []
-
+enum SearchIndex {
     static let collections: Set<RecordCollection> = [.sermons, .notes, .transcripts, .summaries]
 
     struct Document: Equatable, Sendable {
@@ -54,21 +51,19 @@ struct SearchIndex {
         }
     }
 
-    /// Replaces one record's rows: the old ones (if the record existed) leave the index at once, the new
-    /// ones are written to `search_docs` and wait for `flush` to enter FTS.
-    mutating func reindex(_ db: SQLiteConnection, collection: RecordCollection, record: [String: JSON], replacing: Bool,
-                          documents: [Document]? = nil) throws {
-        guard Self.collections.contains(collection) else { return }
+    /// Replaces one record's rows: the old ones leave `search_docs` (and FTS, if they were in it) at once,
+    /// the new ones are written to `search_docs` under rowids from `backlog` and wait for its flush.
+    static func reindex(_ db: SQLiteConnection, collection: RecordCollection, record: [String: JSON], replacing: Bool,
+                        documents: [Document]? = nil, backlog: inout SearchBacklog) throws {
+        guard collections.contains(collection) else { return }
         let id = record.recordId
         if replacing {
             let old = try db.query("SELECT doc, body FROM search_docs WHERE collection = ? AND record_id = ?",
                                    [.text(collection.rawValue), .text(id)])
             for row in old {
-                guard let doc = row[0].int else { continue }
-                // A row this session added is not in FTS yet: it only leaves the to-do set.
-                if unindexed.remove(doc) == nil {
-                    try db.run("INSERT INTO search_index(search_index, rowid, body) VALUES ('delete', ?, ?)", [.int(doc), row[1]])
-                }
+                // A row above the watermark never reached FTS: leaving search_docs is all it has to do.
+                guard let doc = row[0].int, !backlog.isPending(doc) else { continue }
+                try db.run("INSERT INTO search_index(search_index, rowid, body) VALUES ('delete', ?, ?)", [.int(doc), row[1]])
             }
             if !old.isEmpty {
                 try db.run("DELETE FROM search_docs WHERE collection = ? AND record_id = ?", [.text(collection.rawValue), .text(id)])
@@ -76,20 +71,9 @@ struct SearchIndex {
         }
         for d in documents ?? Self.documents(collection, record) {
             try db.run("""
-                INSERT INTO search_docs(collection, record_id, sermon_id, kind, start, body) VALUES (?, ?, ?, ?, ?, ?)
-                """, [.text(collection.rawValue), .text(id), .text(d.sermonId), .text(d.kind), d.start.map { .double($0) } ?? .null,
-                      .text(d.body)])
-            unindexed.insert(db.lastInsertRowid)
+                INSERT INTO search_docs(doc, collection, record_id, sermon_id, kind, start, body) VALUES (?, ?, ?, ?, ?, ?, ?)
+                """, [.int(backlog.allocate()), .text(collection.rawValue), .text(id), .text(d.sermonId), .text(d.kind),
+                      d.start.map { .double($0) } ?? .null, .text(d.body)])
         }
-    }
-
-    /// Adds the session's new rows to FTS in one statement (one FTS flush for the whole write).
-    mutating func flush(_ db: SQLiteConnection) throws {
-        guard !unindexed.isEmpty else { return }
-        let docs = JSON.array(unindexed.sorted().map { .int($0) }).text
-        try db.run("""
-            INSERT INTO search_index(rowid, body) SELECT doc, body FROM search_docs WHERE doc IN (SELECT value FROM json_each(?)) ORDER BY doc
-            """, [.text(docs)])
-        unindexed.removeAll()
     }
 }

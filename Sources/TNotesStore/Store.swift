@@ -29,6 +29,12 @@ public final class Store: @unchecked Sendable {
     /// The read-only connections `read` uses.
     private let readers: ReaderPool
     private var clock: HybridLogicalClock
+    /// The `search_docs` rows FTS has yet to hear of (see `SearchBacklog`); on `queue` only.
+    var searchBacklog: SearchBacklog
+    /// A catch-up of the search index is due on `queue` (see `scheduleSearchCatchUp`).
+    private var searchCatchUpScheduled = false
+    /// Whether committed search rows wait for FTS: read by searches (any thread) before they query.
+    private let searchBehind = Mutex(false)
     private let logger: Logger
     private var observers: [@Sendable ([RecordChange]) -> Void] = []
     /// Writes waiting for the queue (see `write`).
@@ -86,6 +92,14 @@ public final class Store: @unchecked Sendable {
             self.clock = HybridLogicalClock(lastMillis: max(persisted, newest))
         } catch {
             throw .io(path: path, detail: "cannot read meta: \(error)")
+        }
+        do {
+            // Rows a crash left above the watermark go into FTS before anything can search.
+            var backlog = try SearchBacklog.load(db)
+            if let through = try db.transaction({ try backlog.flush(db) }) { backlog.flushed(through: through) }
+            searchBacklog = backlog
+        } catch {
+            throw .io(path: path, detail: "cannot bring the search index up to date: \(error)")
         }
         if let facts = opened.cleanCloseFacts, let q = facts["queued"].flatMap({ Int($0) }), let f = facts["failed"].flatMap({ Int($0) }) {
             // As the last clean close counted them (the file has not changed since).
@@ -202,31 +216,25 @@ public final class Store: @unchecked Sendable {
         var outcomes = [(any Error)?](repeating: nil, count: jobs.count)
         var changes: [RecordChange] = []
         var delta = OutboxCounts()
-        // The group's new search rows enter FTS in one statement at its end (one FTS segment per group, not
-        // one per write); a write that rolls back takes its rows out of the set with it.
-        var searchIndex = SearchIndex()
+        var flushedThrough: Int64?
         do {
-            let clockBefore = clock
             try db.exec("BEGIN IMMEDIATE")
             do {
                 for (k, job) in jobs.enumerated() {
                     let session = StoreSession(db: db, store: self)
-                    session.searchIndex = searchIndex
                     try db.exec("SAVEPOINT w")
                     do {
                         try job.run(session)
                         try db.exec("RELEASE w")
                         changes += session.changes
                         delta += session.outboxDelta
-                        searchIndex = session.searchIndex
                     } catch {
                         try db.exec("ROLLBACK TO w")
                         try db.exec("RELEASE w")
                         outcomes[k] = error
                     }
                 }
-                try searchIndex.flush(db)
-                if clock != clockBefore { try persistClock(db) }
+                flushedThrough = try flushSearchIfLarge(db)
                 try db.exec("COMMIT")
             } catch {
                 try? db.exec("ROLLBACK")
@@ -238,15 +246,73 @@ public final class Store: @unchecked Sendable {
             return
         }
         counts.withLock { $0 += delta }
+        searchCommitted(flushedThrough: flushedThrough)
         if !changes.isEmpty {
             for o in observers { o(changes) }
         }
         for (k, j) in jobs.enumerated() { j.finish(outcomes[k]) }
     }
 
+    /// Why the clock is not written with every write: each commit would dirty the meta page for it (one WAL
+    /// page of a note.add's few). Every stamp the clock hands out that matters is stored with its record, so
+    /// an open after a crash finds the clock's last value as the newest stored version (`init` scans for
+    /// it); a clean close writes it here and in its stamp.
     private func persistClock(_ db: SQLiteConnection) throws {
         try db.run("INSERT INTO meta(key, value) VALUES ('hlc', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                    [.text(String(clock.lastMillis))])
+    }
+
+    // MARK: The search index's backlog
+
+    /// A write that added at least this many search rows puts them into FTS in its own transaction: one
+    /// segment for thousands of rows costs little more than the rows themselves (a pulled page, an import
+    /// batch). Smaller writes leave theirs to the catch-up.
+    static let inlineSearchFlushRows = 1000
+    /// How long small writes' rows may wait for FTS when nothing searches (a search catches up at once).
+    static let searchCatchUpDelay: DispatchTimeInterval = .milliseconds(200)
+
+    private func flushSearchIfLarge(_ db: SQLiteConnection) throws -> Int64? {
+        searchBacklog.added >= Self.inlineSearchFlushRows ? try searchBacklog.flush(db) : nil
+    }
+
+    /// After a commit (on `queue`): the watermark moves if that transaction flushed, and a catch-up is
+    /// scheduled if rows still wait.
+    private func searchCommitted(flushedThrough: Int64?) {
+        if let through = flushedThrough { searchBacklog.flushed(through: through) }
+        let behind = searchBacklog.hasPending
+        searchBehind.withLock { $0 = behind }
+        guard behind, !searchCatchUpScheduled else { return }
+        searchCatchUpScheduled = true
+        queue.asyncAfter(deadline: .now() + Self.searchCatchUpDelay) { [weak self] in
+            guard let self else { return }
+            self.searchCatchUpScheduled = false
+            do { try self.catchUpSearchOnQueue() } catch {
+                // The rows are safe in search_docs; the next write or search tries again.
+                self.logger.warning("search index catch-up failed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// On `queue`: every committed search row into FTS, in a transaction of its own.
+    private func catchUpSearchOnQueue() throws {
+        guard let db, searchBacklog.hasPending else { return }
+        let through = try db.transaction { try searchBacklog.flush(db) }
+        searchCommitted(flushedThrough: through)
+    }
+
+    /// Brings FTS up to every committed write (a search calls this first, so it finds what was just
+    /// written). Costs nothing when nothing waits.
+    public func catchUpSearch() async throws {
+        guard searchBehind.withLock({ $0 }) else { return }
+        if runsInline { return try catchUpSearchSync() }
+        try await withCheckedThrowingContinuation { (cont: CheckedContinuation<Void, Error>) in
+            queue.async { cont.resume(with: Result { try self.catchUpSearchOnQueue() }) }
+        }
+    }
+
+    /// The synchronous form of `catchUpSearch`, for tools and tests that are not async.
+    public func catchUpSearchSync() throws {
+        try queue.sync { try catchUpSearchOnQueue() }
     }
 
     /// The synchronous form of `write`, for tools and tests that are not async.
@@ -264,19 +330,14 @@ public final class Store: @unchecked Sendable {
     private func writeNow<T>(_ body: (StoreSession) throws -> T) throws -> T {
         guard let db = self.db else { throw StoreError.closed }
         let session = StoreSession(db: db, store: self)
-        let clockBefore = clock
-        let result: T
-        do {
-            result = try db.transaction {
-                let r = try body(session)
-                try session.finish()
-                if clock != clockBefore { try persistClock(db) }
-                return r
-            }
-        } catch {
-            throw error
+        var flushedThrough: Int64?
+        let result: T = try db.transaction {
+            let r = try body(session)
+            flushedThrough = try flushSearchIfLarge(db)
+            return r
         }
         counts.withLock { $0 += session.outboxDelta }
+        searchCommitted(flushedThrough: flushedThrough)
         if !session.changes.isEmpty {
             for o in observers { o(session.changes) }
         }
@@ -292,6 +353,11 @@ public final class Store: @unchecked Sendable {
         readers.close()
         let (clean, hlc): (Bool, Int64) = queue.sync {
             guard let db else { return (false, 0) }
+            // What waits for FTS goes in now (an open after this finds nothing to do), and the clock is kept.
+            do { try catchUpSearchOnQueue() } catch {
+                logger.warning("search index catch-up at close failed", metadata: ["error": "\(error)"])
+            }
+            try? db.transaction { try persistClock(db) }
             // (busy, log frames, checkpointed frames): busy = 0 means every frame is in the file now.
             let row = try? db.query("PRAGMA wal_checkpoint(TRUNCATE)").first
             self.db = nil

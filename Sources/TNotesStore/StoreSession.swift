@@ -11,8 +11,6 @@ public final class StoreSession {
     /// How this session changed the outbox's queued and failed counts; the store adds it to its running
     /// totals once the session's writes have committed (and drops it if they roll back).
     var outboxDelta = OutboxCounts()
-    /// Search rows this session wrote that FTS has yet to hear of (`finish` adds them).
-    var searchIndex = SearchIndex()
 
     init(db: SQLiteConnection, store: Store) {
         self.db = db
@@ -20,12 +18,6 @@ public final class StoreSession {
     }
 
     public var deviceId: String { store.deviceId }
-
-    /// Ends the session's writes (called by the store before the savepoint or transaction that holds them is
-    /// released): the deferred full-text entries go in.
-    func finish() throws {
-        try searchIndex.flush(db)
-    }
 
     /// A new HLC stamp for a local write.
     public func stamp() -> String { store.tick() }
@@ -190,8 +182,8 @@ public final class StoreSession {
              .text(change.updatedAt), .text(change.deviceId), SQLValue(change.record.deletedAt), sortKey,
              .text(syncState.rawValue), .text(body)])
         // The record's search rows and scripture references, in this transaction.
-        try searchIndex.reindex(db, collection: change.collection, record: change.record, replacing: existing != nil,
-                                documents: prepared?.documents)
+        try SearchIndex.reindex(db, collection: change.collection, record: change.record, replacing: existing != nil,
+                                documents: prepared?.documents, backlog: &store.searchBacklog)
         try indexReferences(collection: change.collection, record: change.record, replacing: existing != nil,
                             found: prepared?.references)
         if origin == .local {

@@ -59,6 +59,8 @@ struct SearchIndexTests {
             }
         }
 
+        // Small writes leave their rows above the watermark for a moment; a search catches up first.
+        try store.catchUpSearchSync()
         let hits = try store.readSync { s in try s.search("covenant", filter: SearchFilter(), limit: 10, offset: 0) }
         #expect(hits.map(\.recordId) == [notes[1]])
         let gone = try store.readSync { s in try s.search("forgiveness", filter: SearchFilter(), limit: 100, offset: 0) }
@@ -79,5 +81,110 @@ struct SearchIndexTests {
         // FTS against its content table (rank 1: compare with search_docs row by row); throws on a mismatch.
         try db.run("INSERT INTO search_index(search_index, rank) VALUES ('integrity-check', 1)")
         #expect(try db.query("PRAGMA integrity_check").map { $0[0].string } == ["ok"])
+    }
+
+    /// The rows FTS has not heard of yet, as an independent connection sees them.
+    static func pendingRows(_ db: SQLiteConnection) throws -> Int {
+        let through = try db.scalar("SELECT version FROM derived_state WHERE name = 'search_index'").int ?? -1
+        return Int(try db.scalar("SELECT count(*) FROM search_docs WHERE doc > ?", [.int(through)]).int ?? 0)
+    }
+
+    static func ftsCount(_ db: SQLiteConnection, _ query: String) throws -> Int {
+        Int(try db.scalar("SELECT count(*) FROM search_index WHERE search_index MATCH ?", [.text(query)]).int ?? 0)
+    }
+
+    /// A small write commits its search rows without adding them to FTS (they wait above the watermark);
+    /// a catch-up adds them, and a replaced record's new row is never given a rowid at or below the
+    /// watermark, even when the row it replaces was the highest (SQLite would otherwise reuse that rowid).
+    @Test func smallWritesTrailAndCatchUp() async throws {
+        let t = TempStore()
+        let store = try t.open()
+        let sermon = Identifier.make(), note = Identifier.make()
+        try store.writeSync { s in
+            _ = try s.commitLocal(.sermons, record: Rec.sermon(sermon, title: "Trailing index", updatedAt: s.stamp()), op: .upsert)
+            _ = try s.commitLocal(.notes, record: Rec.note(note, sermonId: sermon, text: "first words", at: 1, updatedAt: s.stamp()), op: .upsert)
+        }
+        let db = try t.sql()
+        #expect(try Self.pendingRows(db) == 2, "a small write's rows wait above the watermark")
+        #expect(try Self.ftsCount(db, "first") == 0)
+        try await store.catchUpSearch()
+        #expect(try Self.pendingRows(db) == 0)
+        #expect(try Self.ftsCount(db, "first") == 1)
+        // The note's row is the highest; replacing it must not hand its rowid to the new row.
+        let highest = try db.scalar("SELECT max(doc) FROM search_docs").int ?? 0
+        try store.writeSync { s in
+            _ = try s.commitLocal(.notes, record: Rec.note(note, sermonId: sermon, text: "second words", at: 1, updatedAt: s.stamp()), op: .upsert)
+        }
+        #expect(try db.scalar("SELECT doc FROM search_docs WHERE record_id = ?", [.text(note)]).int ?? 0 > highest)
+        #expect(try Self.ftsCount(db, "first") == 0, "the replaced row left FTS at once")
+        let hits = try await { () async throws -> [SearchHit] in
+            try await store.catchUpSearch()
+            return try await store.read { s in try s.search("second", filter: SearchFilter(), limit: 10, offset: 0) }
+        }()
+        #expect(hits.map(\.recordId) == [note])
+        // Without a search, the catch-up comes by itself shortly after.
+        try store.writeSync { s in
+            _ = try s.commitLocal(.notes, record: Rec.note(Identifier.make(), sermonId: sermon, text: "third words", at: 2, updatedAt: s.stamp()),
+                                  op: .upsert)
+        }
+        var waited = 0
+        while try Self.pendingRows(db) > 0 && waited < 100 { try await Task.sleep(for: .milliseconds(20)); waited += 1 }
+        #expect(try Self.pendingRows(db) == 0, "the catch-up ran without a search")
+        #expect(try Self.ftsCount(db, "third") == 1)
+        store.close()
+        try db.run("INSERT INTO search_index(search_index, rank) VALUES ('integrity-check', 1)")
+    }
+
+    /// A write with many rows (a pulled page, an import batch) puts them into FTS in its own transaction.
+    @Test func largeWritesIndexInline() throws {
+        let t = TempStore()
+        let store = try t.open()
+        let sermon = Identifier.make()
+        try store.writeSync { s in
+            _ = try s.commitLocal(.sermons, record: Rec.sermon(sermon, updatedAt: s.stamp()), op: .upsert)
+            for k in 0..<1100 {
+                _ = try s.commitLocal(.notes, record: Rec.note(Identifier.make(), sermonId: sermon, text: "bulk \(k)", at: Double(k),
+                                                               updatedAt: s.stamp()), op: .upsert)
+            }
+        }
+        let db = try t.sql()
+        #expect(try Self.pendingRows(db) == 0)
+        #expect(try Self.ftsCount(db, "bulk") == 1100)
+        store.close()
+    }
+
+    /// Rows a crash left above the watermark (committed with their records, never added to FTS) are added
+    /// when the store opens, before anything can search. The crash is made by hand: the rows are taken out
+    /// of FTS again and the watermark set back, as if the catch-up had never run.
+    @Test func openAfterCrashCatchesUp() throws {
+        let t = TempStore()
+        let sermon = Identifier.make()
+        do {
+            let store = try t.open()
+            try store.writeSync { s in
+                _ = try s.commitLocal(.sermons, record: Rec.sermon(sermon, title: "Before the crash", updatedAt: s.stamp()), op: .upsert)
+                for k in 0..<5 {
+                    _ = try s.commitLocal(.notes, record: Rec.note(Identifier.make(), sermonId: sermon, text: "unflushed \(k)", at: Double(k),
+                                                                   updatedAt: s.stamp()), op: .upsert)
+                }
+            }
+            store.close()
+        }
+        let db = try t.sql()
+        let rows = try db.query("SELECT doc, body FROM search_docs ORDER BY doc")
+        try db.transaction {
+            for r in rows { try db.run("INSERT INTO search_index(search_index, rowid, body) VALUES ('delete', ?, ?)", [r[0], r[1]]) }
+            try db.run("UPDATE derived_state SET version = ? WHERE name = 'search_index'", [.int((rows.first?[0].int ?? 1) - 1)])
+        }
+        #expect(try Self.ftsCount(db, "unflushed") == 0)
+        #expect(try Self.pendingRows(db) == 6)
+
+        let store = try t.open()
+        #expect(try Self.pendingRows(db) == 0)
+        #expect(try Self.ftsCount(db, "unflushed") == 5)
+        let hits = try store.readSync { s in try s.search("crash", filter: SearchFilter(), limit: 10, offset: 0) }
+        #expect(hits.map(\.recordId) == [sermon])
+        store.close()
+        try db.run("INSERT INTO search_index(search_index, rank) VALUES ('integrity-check', 1)")
     }
 }
