@@ -80,27 +80,14 @@ extension StoreSession {
                    [.text(entry.collection), .text(entry.recordId)])
     }
 
-    /// A run of applied, duplicate or superseded entries: all leave the outbox; a record becomes `synced`
-    /// when its last entry in the run was accepted and no entry of it is still queued (what settling them one
-    /// by one ends with: an earlier accepted entry sees the later one still queued, and a superseded one never
-    /// marks its record).
+    /// A run of applied, duplicate or superseded entries: all leave the outbox. Their records are not written:
+    /// a `pending` record with no queued entry left reads as `synced` (`StoreSession.syncStateSQL`).
     private func settleAccepted(_ run: [(entry: QueuedChange, outcome: PushOutcome)]) throws {
         guard !run.isEmpty else { return }
         let seqs = JSON.array(run.map { .int($0.entry.seq) }).text
         for row in try db.query("DELETE FROM outbox WHERE seq IN (SELECT value FROM json_each(?)) RETURNING state", [.text(seqs)]) {
             if row[0].string == "failed" { outboxDelta.failed -= 1 } else { outboxDelta.queued -= 1 }
         }
-        var lastAccepted: [String: (collection: String, id: String, accepted: Bool)] = [:]
-        for (entry, outcome) in run {
-            lastAccepted[entry.collection + "\u{1F}" + entry.recordId] = (entry.collection, entry.recordId, outcome != .superseded)
-        }
-        let keys = JSON.array(lastAccepted.values.filter(\.accepted).map { .array([.string($0.collection), .string($0.id)]) })
-        try db.run("""
-            UPDATE records SET sync_state = 'synced'
-            WHERE (collection, id) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?)) AND sync_state = 'pending'
-              AND NOT EXISTS (SELECT 1 FROM outbox INDEXED BY outbox_by_record
-                              WHERE outbox.collection = records.collection AND outbox.record_id = records.id AND outbox.state = 'queued')
-            """, [.text(keys.text)])
     }
 
     /// Deletes a settled entry, keeping the outbox counts in step.
@@ -145,9 +132,9 @@ extension StoreSession {
     public func audioToUpload(limit: Int = 50) throws -> [AudioFileState] {
         try db.query("""
             SELECT a.sermon_id, a.path, a.sha256, a.size_bytes FROM audio_files a
-            JOIN records r ON r.collection = 'sermons' AND r.id = a.sermon_id
-            WHERE a.local_available = 1 AND a.uploaded = 0 AND r.deleted_at IS NULL AND r.sync_state = 'synced'
-              AND json_extract(r.body, '$.audio.sha256') = a.sha256
+            JOIN records ON records.collection = 'sermons' AND records.id = a.sermon_id
+            WHERE a.local_available = 1 AND a.uploaded = 0 AND records.deleted_at IS NULL AND (\(Self.syncStateSQL)) = 'synced'
+              AND json_extract(records.body, '$.audio.sha256') = a.sha256
             LIMIT ?
             """, [.int(Int64(limit))]
         ).map { AudioFileState(sermonId: $0[0].string ?? "", path: $0[1].string, sha256: $0[2].string,

@@ -27,10 +27,11 @@ struct PipelinedPushTests {
         #expect(!SyncEngine.disjoint(first, [Self.queued(3, "sermons", s)]))
     }
 
-    /// Each note's `sync_state`, read from the daemon's own SQLite file (the RPC views show it per sermon).
+    /// Each note's sync state, read from the daemon's own SQLite file as the store reads it (the RPC views show
+    /// it per sermon).
     func noteStates(_ d: DaemonProcess) throws -> [String] {
         let db = try SQLiteConnection(path: "\(d.dataDir)/tnotes.sqlite", create: false)
-        return try db.query("SELECT sync_state FROM records WHERE collection = 'notes'").compactMap { $0[0].string }
+        return try db.query("SELECT \(StoreSession.syncStateSQL) FROM records WHERE collection = 'notes'").compactMap { $0[0].string }
     }
 
     @Test("a record edited in several batches ends with its last edit, every entry settled, B identical")
