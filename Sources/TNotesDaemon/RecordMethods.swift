@@ -114,12 +114,19 @@ struct RecordMethods {
             ParamSpec("id", .uuid),
         ], result: ["$ref": "#/components/schemas/Note"], queuesOneWrite: true) { p, _ in
             try await store.write { s in
-                let sermon = try Self.live(.sermons, try p.requiredString("sermonId"), in: s)
-                let id = p.string("id") ?? Identifier.make()
-                if try s.record(.notes, id: id) != nil { throw RPCError.conflict("a note with id \(id) exists") }
+                let sermonId = try p.requiredString("sermonId")
+                try s.requireLive(.sermons, sermonId)
+                // A new random id needs no look: only a caller's own id can already be taken.
+                let id: String
+                if let given = p.string("id") {
+                    if try s.record(.notes, id: given) != nil { throw RPCError.conflict("a note with id \(given) exists") }
+                    id = given
+                } else {
+                    id = Identifier.make()
+                }
                 let now = s.stamp()
                 let record: [String: JSON] = [
-                    "id": .string(id), "sermonId": .string(sermon.id), "text": try p.required("text"), "timestamp": try p.required("timestamp"),
+                    "id": .string(id), "sermonId": .string(sermonId), "text": try p.required("text"), "timestamp": try p.required("timestamp"),
                     "createdAt": .string(now), "updatedAt": .string(now), "deletedAt": .null,
                 ]
                 return .object(try s.commitLocal(.notes, record: record, op: .upsert).body)

@@ -1,4 +1,5 @@
 import TNotesCore
+import TNotesSQLite
 
 /// Writes of a sermon's transcript, summary and processing statuses, shared by the record methods
 /// (`transcript.set`, `summary.set`) and the processing worker, so a generated transcript is stored exactly as
@@ -9,6 +10,14 @@ extension StoreSession {
         guard let rec = try record(c, id: id) else { throw StoreError.notFound(collection: c.rawValue, id: id) }
         if rec.isDeleted { throw StoreError.gone(collection: c.rawValue, id: id) }
         return rec
+    }
+
+    /// Throws as `liveRecord` does, without reading the record: for a write that only needs its parent to
+    /// exist (a note.add parsed the whole sermon body to learn that).
+    public func requireLive(_ c: RecordCollection, _ id: String) throws {
+        let rows = try db.query("SELECT deleted_at IS NOT NULL FROM records WHERE collection = ? AND id = ?", [.text(c.rawValue), .text(id)])
+        guard let row = rows.first else { throw StoreError.notFound(collection: c.rawValue, id: id) }
+        if row[0].int == 1 { throw StoreError.gone(collection: c.rawValue, id: id) }
     }
 
     /// The newest live child of a sermon in a one-per-sermon collection (transcripts, summaries).
