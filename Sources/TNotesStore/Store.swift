@@ -31,7 +31,7 @@ public final class Store: @unchecked Sendable {
     private var clock: HybridLogicalClock
     /// The `search_docs` rows FTS has yet to hear of (see `SearchBacklog`); on `queue` only.
     var searchBacklog: SearchBacklog
-    /// A catch-up of the search index is due on `queue` (see `scheduleSearchCatchUp`).
+    /// A catch-up of the search index is due on `queue` (see `searchCommitted`).
     private var searchCatchUpScheduled = false
     /// Whether committed search rows wait for FTS: read by searches (any thread) before they query.
     private let searchBehind = Mutex(false)

@@ -117,10 +117,8 @@ struct SearchIndexTests {
         }
         #expect(try db.scalar("SELECT doc FROM search_docs WHERE record_id = ?", [.text(note)]).int ?? 0 > highest)
         #expect(try Self.ftsCount(db, "first") == 0, "the replaced row left FTS at once")
-        let hits = try await { () async throws -> [SearchHit] in
-            try await store.catchUpSearch()
-            return try await store.read { s in try s.search("second", filter: SearchFilter(), limit: 10, offset: 0) }
-        }()
+        try await store.catchUpSearch()
+        let hits = try await store.read { s in try s.search("second", filter: SearchFilter(), limit: 10, offset: 0) }
         #expect(hits.map(\.recordId) == [note])
         // Without a search, the catch-up comes by itself shortly after.
         try store.writeSync { s in
