@@ -164,6 +164,18 @@ enum BookNames {
     /// Suffixes after a prefix digit ("1st", "2nd", "3rd").
     static let ordinalSuffixes: [Int: String] = [1: "st", 2: "nd", 3: "rd"]
 
+    /// Every word a book phrase can start with: "the" and the other introducers' first words, ordinal and
+    /// roman prefixes, and the first word of every unnumbered name (a numbered base only follows a prefix).
+    /// Any other word starts no reference, and `ScriptureReferences.find` skips it with this one lookup.
+    static let phraseStarters: Set<String> = {
+        var words: Set<String> = ["the"]
+        words.formUnion(introducers.map { $0[0] })
+        words.formUnion(ordinalWords.keys)
+        words.formUnion(romanPrefixes.keys)
+        words.formUnion(byFirstWord.keys)
+        return words
+    }()
+
     /// Words that introduce a book and so make the reference unambiguous: "the book of Job 3",
     /// "the gospel of John chapter three".
     static let introducers: [[String]] = [

@@ -23,7 +23,7 @@ public enum ScriptureReferences {
         var matches: [ScriptureMatch] = []
         var index = 0
         while index < tokens.count {
-            guard let phrase = grammar.bookPhrase(at: index) else {
+            guard mayStartPhrase(tokens[index]), let phrase = grammar.bookPhrase(at: index) else {
                 index += 1
                 continue
             }
@@ -40,6 +40,18 @@ public enum ScriptureReferences {
             index = group.end
         }
         return matches
+    }
+
+    /// Whether a book phrase can start at this token (`ReferenceGrammar.bookPhrase` answers the same nil for
+    /// every token this rejects). Nearly every token of a note or transcript starts none, and the grammar asks
+    /// up to four dictionaries and scans the introducers before it says so. Measured with perf over a pulled
+    /// 1× sync (100 k notes, 10 k transcripts): `find` took 0.55 CPU seconds, 0.25 with this one lookup first.
+    static func mayStartPhrase(_ token: Token) -> Bool {
+        switch token.kind {
+        case .word: return BookNames.phraseStarters.contains(token.text)
+        case .number: return token.digits == 1 && (1...3).contains(token.value)  // a numbered book's prefix
+        case .punct: return false
+        }
     }
 
     /// `find(in:)` as references only, without repeats, in order of first occurrence.

@@ -46,11 +46,12 @@ struct SearchBacklog {
         return nextDoc
     }
 
-    /// Adds every row above the watermark to FTS in one statement and moves the watermark past them, inside
-    /// the caller's transaction. Returns the new watermark, for `flushed` once that transaction has committed.
-    func flush(_ db: SQLiteConnection) throws -> Int64? {
+    /// Adds every row above the watermark (or the oldest `limit` rowids of them) to FTS in one statement and
+    /// moves the watermark past them, inside the caller's transaction. Returns the new watermark, for
+    /// `flushed` once that transaction has committed.
+    func flush(_ db: SQLiteConnection, limit: Int64? = nil) throws -> Int64? {
         guard hasPending else { return nil }
-        let through = nextDoc - 1
+        let through = limit.map { min(nextDoc - 1, indexedThrough + max(1, $0)) } ?? nextDoc - 1
         try db.run("INSERT INTO search_index(rowid, body) SELECT doc, body FROM search_docs WHERE doc > ? AND doc <= ? ORDER BY doc",
                    [.int(indexedThrough), .int(through)])
         try db.run("UPDATE derived_state SET version = ? WHERE name = ?", [.int(through), .text(Self.stateName)])

@@ -24,18 +24,21 @@ public final class Store: @unchecked Sendable {
     /// Whether the open read the whole file with `PRAGMA quick_check` (see `CleanCloseStamp`).
     public let quickChecked: Bool
 
-    private let queue = DispatchQueue(label: "tnotes.store")
-    private var db: SQLiteConnection?
+    /// Internal (not private) for the extensions in this module that run on it (`Store+SearchCatchUp`).
+    let queue = DispatchQueue(label: "tnotes.store")
+    var db: SQLiteConnection?
     /// The read-only connections `read` uses.
     private let readers: ReaderPool
     private var clock: HybridLogicalClock
     /// The `search_docs` rows FTS has yet to hear of (see `SearchBacklog`); on `queue` only.
     var searchBacklog: SearchBacklog
     /// A catch-up of the search index is due on `queue` (see `searchCommitted`).
-    private var searchCatchUpScheduled = false
+    var searchCatchUpScheduled = false
     /// Whether committed search rows wait for FTS: read by searches (any thread) before they query.
-    private let searchBehind = Mutex(false)
-    private let logger: Logger
+    let searchBehind = Mutex(false)
+    /// How many `holdSearchIndex` holds are on (see there); any thread.
+    let searchHolds = Mutex(0)
+    let logger: Logger
     private var observers: [@Sendable ([RecordChange]) -> Void] = []
     /// Writes waiting for the queue (see `write`).
     private let pending = Mutex(PendingWrites())
@@ -50,7 +53,7 @@ public final class Store: @unchecked Sendable {
     }
 
     /// Whether `read` and `write` run on the caller's thread (see `init`).
-    private let runsInline: Bool
+    let runsInline: Bool
 
     /// Opens (creating or migrating) the database at `path`. See `DatabaseFile.open` for the guarantees.
     ///
@@ -260,59 +263,6 @@ public final class Store: @unchecked Sendable {
     private func persistClock(_ db: SQLiteConnection) throws {
         try db.run("INSERT INTO meta(key, value) VALUES ('hlc', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                    [.text(String(clock.lastMillis))])
-    }
-
-    // MARK: The search index's backlog
-
-    /// A write that added at least this many search rows puts them into FTS in its own transaction: one
-    /// segment for thousands of rows costs little more than the rows themselves (a pulled page, an import
-    /// batch). Smaller writes leave theirs to the catch-up.
-    static let inlineSearchFlushRows = 1000
-    /// How long small writes' rows may wait for FTS when nothing searches (a search catches up at once).
-    static let searchCatchUpDelay: DispatchTimeInterval = .milliseconds(200)
-
-    private func flushSearchIfLarge(_ db: SQLiteConnection) throws -> Int64? {
-        searchBacklog.added >= Self.inlineSearchFlushRows ? try searchBacklog.flush(db) : nil
-    }
-
-    /// After a commit (on `queue`): the watermark moves if that transaction flushed, and a catch-up is
-    /// scheduled if rows still wait.
-    private func searchCommitted(flushedThrough: Int64?) {
-        if let through = flushedThrough { searchBacklog.flushed(through: through) }
-        let behind = searchBacklog.hasPending
-        searchBehind.withLock { $0 = behind }
-        guard behind, !searchCatchUpScheduled else { return }
-        searchCatchUpScheduled = true
-        queue.asyncAfter(deadline: .now() + Self.searchCatchUpDelay) { [weak self] in
-            guard let self else { return }
-            self.searchCatchUpScheduled = false
-            do { try self.catchUpSearchOnQueue() } catch {
-                // The rows are safe in search_docs; the next write or search tries again.
-                self.logger.warning("search index catch-up failed", metadata: ["error": "\(error)"])
-            }
-        }
-    }
-
-    /// On `queue`: every committed search row into FTS, in a transaction of its own.
-    private func catchUpSearchOnQueue() throws {
-        guard let db, searchBacklog.hasPending else { return }
-        let through = try db.transaction { try searchBacklog.flush(db) }
-        searchCommitted(flushedThrough: through)
-    }
-
-    /// Brings FTS up to every committed write (a search calls this first, so it finds what was just
-    /// written). Costs nothing when nothing waits.
-    public func catchUpSearch() async throws {
-        guard searchBehind.withLock({ $0 }) else { return }
-        if runsInline { return try catchUpSearchSync() }
-        try await withCheckedThrowingContinuation { (cont: CheckedContinuation<Void, Error>) in
-            queue.async { cont.resume(with: Result { try self.catchUpSearchOnQueue() }) }
-        }
-    }
-
-    /// The synchronous form of `catchUpSearch`, for tools and tests that are not async.
-    public func catchUpSearchSync() throws {
-        try queue.sync { try catchUpSearchOnQueue() }
     }
 
     /// The synchronous form of `write`, for tools and tests that are not async.

@@ -378,7 +378,7 @@ public actor SyncEngine {
                     waiting = next
                 }
                 guard let next = waiting else { break }
-                if let out = flights.last, !Self.disjoint(out.batch, next) { break }
+                if flights.contains(where: { !Self.disjoint($0.batch, next) }) { break }
                 flights.append((next, push(next, deviceId: deviceId)))
                 waiting = nil
             }
@@ -469,8 +469,11 @@ public actor SyncEngine {
         return true
     }
 
-    /// Push batches out at once (see `cycle`): two let the server parse one while it applies the other.
-    static let pushesInFlight = 2
+    /// Push batches out at once (see `cycle`): the server parses some while it applies another, and the
+    /// device settles answers meanwhile. Measured on the 1× bench push (120 k changes, SQLite server): two
+    /// 29-31 k changes/s, three 32-33 k, four 32-34 k; neither the server's writer (60 % busy) nor the two
+    /// cores were saturated with two.
+    static let pushesInFlight = 4
 
     /// Whether two batches touch no record in common (so the server may apply them in either order).
     static func disjoint(_ a: [StoreSession.QueuedChange], _ b: [StoreSession.QueuedChange]) -> Bool {
@@ -505,6 +508,9 @@ public actor SyncEngine {
         var deleted = 0
         var liveAtStart: Int?
         let confirmed = massDeleteConfirmed
+        // The pages' search rows wait for FTS until the last page (a search meanwhile still finds them).
+        let searchHold = store.holdSearchIndex()
+        defer { searchHold.release() }
         var cursor = try await store.read { s in try s.pullCursor() }
         // Page N+1 is fetched and decoded while page N is applied: the HTTP round trip and the JSON work
         // run beside the store's transaction. Pages still apply strictly in order, each with its cursor.

@@ -151,6 +151,61 @@ struct SearchIndexTests {
         store.close()
     }
 
+    /// While a hold is on (a pull of many pages), even large writes leave their rows above the watermark and
+    /// no background catch-up runs, but a search still catches up first; once released, the index fills by
+    /// itself, in chunks of `searchCatchUpChunk` rows, each in a transaction of its own.
+    @Test func heldIndexFillsAfterRelease() async throws {
+        let t = TempStore()
+        let store = try t.open()
+        let db = try t.sql()
+        let sermon = Identifier.make()
+        func page(_ tag: String, _ n: Int) throws {
+            try store.writeSync { s in
+                _ = try s.commitLocal(.sermons, record: Rec.sermon(Identifier.make(), updatedAt: s.stamp()), op: .upsert)
+                for k in 0..<n {
+                    _ = try s.commitLocal(.notes, record: Rec.note(Identifier.make(), sermonId: sermon, text: "\(tag) \(k)", at: Double(k),
+                                                                   updatedAt: s.stamp()), op: .upsert)
+                }
+            }
+        }
+        let hold = store.holdSearchIndex()
+        try page("held", 1100)
+        try page("kept", 1100)
+        try await Task.sleep(for: .milliseconds(400))  // past the catch-up delay: nothing ran
+        #expect(try Self.pendingRows(db) == 2202, "held: the pages' rows wait above the watermark")
+        #expect(try Self.ftsCount(db, "held") == 0)
+        #expect(store.searchIndexBehind)
+        // A search during the hold finds everything written.
+        try await store.catchUpSearch()
+        #expect(try Self.ftsCount(db, "held") == 1100)
+        #expect(!store.searchIndexBehind)
+        try page("later", 1100)
+        #expect(try Self.pendingRows(db) == 1101)
+
+        // Chunks: record each transaction's watermark as it commits (the version moves once per chunk).
+        let chunk = Store.searchCatchUpChunk
+        try page("bulk", Int(chunk) + 10)
+        let before = try db.scalar("SELECT version FROM derived_state WHERE name = 'search_index'").int ?? 0
+        hold.release()
+        hold.release()  // once is enough; a second release changes nothing
+        var seen: Set<Int64> = []
+        var waited = 0
+        while try Self.pendingRows(db) > 0 && waited < 500 {
+            seen.insert(try db.scalar("SELECT version FROM derived_state WHERE name = 'search_index'").int ?? 0)
+            try await Task.sleep(for: .milliseconds(5))
+            waited += 1
+        }
+        #expect(try Self.pendingRows(db) == 0, "released: the index filled without a search")
+        #expect(try Self.ftsCount(db, "bulk") == Int(chunk) + 10)
+        #expect(try Self.ftsCount(db, "later") == 1100)
+        let after = try db.scalar("SELECT version FROM derived_state WHERE name = 'search_index'").int ?? 0
+        #expect(after - before > chunk, "more rows than one chunk waited")
+        #expect(seen.allSatisfy { $0 == before || $0 == after || $0 == before + chunk }, "chunk boundaries only: \(seen.sorted())")
+        #expect(!store.searchIndexBehind)
+        store.close()
+        try db.run("INSERT INTO search_index(search_index, rank) VALUES ('integrity-check', 1)")
+    }
+
     /// Rows a crash left above the watermark (committed with their records, never added to FTS) are added
     /// when the store opens, before anything can search. The crash is made by hand: the rows are taken out
     /// of FTS again and the watermark set back, as if the catch-up had never run.

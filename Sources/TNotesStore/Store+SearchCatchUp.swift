@@ -1,0 +1,115 @@
+import Dispatch
+import Logging
+import Synchronization
+import TNotesSQLite
+
+/// When the search rows that wait above the watermark (`SearchBacklog`) go into FTS: in a large write's own
+/// transaction, in a catch-up shortly after small writes, at once before a search, and at close. A pull of
+/// many pages holds the catch-up (`holdSearchIndex`) and the index fills in chunks after its last page.
+extension Store {
+    /// A write that added at least this many search rows puts them into FTS in its own transaction: one
+    /// segment for thousands of rows costs little more than the rows themselves (an import batch). Smaller
+    /// writes leave theirs to the catch-up.
+    static let inlineSearchFlushRows = 1000
+    /// How long small writes' rows may wait for FTS when nothing searches (a search catches up at once).
+    static let searchCatchUpDelay: DispatchTimeInterval = .milliseconds(200)
+    /// Rows a background catch-up adds per transaction: a write that arrives meanwhile waits for one chunk
+    /// (~0.15 s), not for the whole backlog of a large pull.
+    public static let searchCatchUpChunk: Int64 = 50_000
+
+    /// Holds the search index's catch-up until `release` is called: meanwhile no write adds its rows to FTS,
+    /// however many, and no background catch-up runs; a search still catches up first, so it misses nothing.
+    ///
+    /// Why a pull holds it: FTS was a third of a pulled page's transaction (1× sync: 0.97 of the writer's
+    /// 3.2 SQL seconds for 310 k rows in 60 pages), on the one writer thread that paces the pull. Held, the
+    /// pull's records land first, readable and durable, and the index fills in chunks after the last page.
+    public func holdSearchIndex() -> SearchIndexHold {
+        searchHolds.withLock { $0 += 1 }
+        return SearchIndexHold(store: self)
+    }
+
+    /// One hold (`holdSearchIndex`); released once, explicitly or when it goes away.
+    public final class SearchIndexHold: Sendable {
+        private let store: Store
+        private let released = Mutex(false)
+
+        init(store: Store) { self.store = store }
+
+        public func release() {
+            let first = released.withLock { (done: inout Bool) -> Bool in
+                defer { done = true }
+                return !done
+            }
+            guard first else { return }
+            let now = store.searchHolds.withLock { $0 -= 1; return $0 }
+            guard now == 0 else { return }
+            let store = self.store
+            store.queue.async { store.scheduleSearchCatchUp(after: .milliseconds(0)) }
+        }
+
+        deinit { release() }
+    }
+
+    var searchHeld: Bool { searchHolds.withLock { $0 > 0 } }
+
+    func flushSearchIfLarge(_ db: SQLiteConnection) throws -> Int64? {
+        guard searchBacklog.added >= Self.inlineSearchFlushRows, !searchHeld else { return nil }
+        return try searchBacklog.flush(db)
+    }
+
+    /// After a commit (on `queue`): the watermark moves if that transaction flushed, and a catch-up is
+    /// scheduled if rows still wait (unless held: the hold's release schedules it).
+    func searchCommitted(flushedThrough: Int64?) {
+        if let through = flushedThrough { searchBacklog.flushed(through: through) }
+        let behind = searchBacklog.hasPending
+        searchBehind.withLock { $0 = behind }
+        guard behind, !searchHeld else { return }
+        scheduleSearchCatchUp(after: Self.searchCatchUpDelay)
+    }
+
+    /// On `queue`: a background catch-up of one chunk after `delay`, then the next chunk at once, until
+    /// nothing waits; writes queued meanwhile run between the chunks.
+    func scheduleSearchCatchUp(after delay: DispatchTimeInterval) {
+        guard searchBacklog.hasPending, !searchCatchUpScheduled else { return }
+        searchCatchUpScheduled = true
+        queue.asyncAfter(deadline: .now() + delay) { [weak self] in
+            guard let self else { return }
+            self.searchCatchUpScheduled = false
+            guard !self.searchHeld else { return }
+            do {
+                try self.catchUpSearchOnQueue(limit: Self.searchCatchUpChunk)
+                self.scheduleSearchCatchUp(after: .milliseconds(0))
+            } catch {
+                // The rows are safe in search_docs; the next write or search tries again.
+                self.logger.warning("search index catch-up failed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// On `queue`: committed search rows into FTS (all of them, or the oldest `limit`), in a transaction of
+    /// its own.
+    func catchUpSearchOnQueue(limit: Int64? = nil) throws {
+        guard let db, searchBacklog.hasPending else { return }
+        let through = try db.transaction { try searchBacklog.flush(db, limit: limit) }
+        if let through { searchBacklog.flushed(through: through) }
+        searchBehind.withLock { $0 = searchBacklog.hasPending }
+    }
+
+    /// Brings FTS up to every committed write (a search calls this first, so it finds what was just
+    /// written). Costs nothing when nothing waits.
+    public func catchUpSearch() async throws {
+        guard searchBehind.withLock({ $0 }) else { return }
+        if runsInline { return try catchUpSearchSync() }
+        try await withCheckedThrowingContinuation { (cont: CheckedContinuation<Void, Error>) in
+            queue.async { cont.resume(with: Result { try self.catchUpSearchOnQueue() }) }
+        }
+    }
+
+    /// The synchronous form of `catchUpSearch`, for tools and tests that are not async.
+    public func catchUpSearchSync() throws {
+        try queue.sync { try catchUpSearchOnQueue() }
+    }
+
+    /// Whether committed search rows still wait for FTS (tests, `daemon.status`).
+    public var searchIndexBehind: Bool { searchBehind.withLock { $0 } }
+}
