@@ -27,6 +27,9 @@ struct SystemMethods {
                 "deviceId": .string(store.deviceId), "pid": .int(Int64(getpid())),
                 "uptimeSeconds": .double(Double(Timestamp.nowMillis() - info.startedAtMillis) / 1000),
                 "socketPath": .string(info.socketPath), "dataDir": .string(info.dataDir), "sync": syncStatus,
+                // Search rows wait for the full-text index (after a large pull it fills for a while; a search
+                // meanwhile waits for it, and finds everything).
+                "searchIndexCatchingUp": .bool(store.searchIndexBehind),
             ]
         })
 

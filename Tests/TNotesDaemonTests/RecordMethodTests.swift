@@ -497,6 +497,7 @@ struct RecordMethodTests {
             #expect(s["dataDir"] == .string(d.dataDir), "\(s.text)")
             #expect(s["sync"]?["state"] == "disabled", "\(s.text)")
             #expect(s["sync"]?["pendingOps"]?.int64Value != nil)
+            #expect(s["searchIndexCatchingUp"] == .bool(false), "an empty store has nothing to index: \(s.text)")
             // Stable across calls and connections.
             let c2 = try d.client()
             #expect(try c2.call("daemon.status")["deviceId"] == .string(deviceId))
