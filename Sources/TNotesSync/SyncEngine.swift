@@ -469,11 +469,10 @@ public actor SyncEngine {
         return true
     }
 
-    /// Push batches out at once (see `cycle`): the server parses some while it applies another, and the
-    /// device settles answers meanwhile. Measured on the 1× bench push (120 k changes, SQLite server): two
-    /// 29-31 k changes/s, three 32-33 k, four 32-34 k; neither the server's writer (60 % busy) nor the two
-    /// cores were saturated with two.
-    static let pushesInFlight = 4
+    /// Push batches out at once (see `cycle`): two let the server parse one while it applies the other.
+    /// Four were tried (interleaved A/B runs of the 1× bench push, 120 k changes): +3 % on a SQLite server,
+    /// -2 % on PostgreSQL, both inside the runs' spread; the server's one writer per user paces the push.
+    static let pushesInFlight = 2
 
     /// Whether two batches touch no record in common (so the server may apply them in either order).
     static func disjoint(_ a: [StoreSession.QueuedChange], _ b: [StoreSession.QueuedChange]) -> Bool {
