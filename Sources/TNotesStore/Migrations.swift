@@ -206,6 +206,16 @@ public enum Migrations {
             CREATE INDEX records_sermon_order ON records(sort_key DESC, id DESC) WHERE collection = 'sermons';
             DROP INDEX outbox_by_state;
             """),
+        Migration(version: 8, summary: "search rows of a large pull's new records derived after it", sql: """
+            -- Records a pull (holding the search index, Store.holdSearchIndex) stored without their search_docs
+            -- rows: a catch-up after the pull derives them from the records, as search_source does, and removes
+            -- the keys. Written in the record's own transaction, so a crash leaves no record unaccounted for.
+            CREATE TABLE search_pending(
+                collection TEXT NOT NULL,
+                record_id TEXT NOT NULL,
+                PRIMARY KEY(collection, record_id)
+            ) WITHOUT ROWID;
+            """),
     ]
 
     public static var latestVersion: Int { all.last!.version }

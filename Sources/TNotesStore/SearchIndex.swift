@@ -53,11 +53,19 @@ enum SearchIndex {
 
     /// Replaces one record's rows: the old ones leave `search_docs` (and FTS, if they were in it) at once,
     /// the new ones are written to `search_docs` under rowids from `backlog` and wait for its flush.
+    ///
+    /// `deferNew`: a new record (not `replacing`) leaves its rows to `SearchBacklog.derivePending` (a pull
+    /// holding the index does this).
     static func reindex(_ db: SQLiteConnection, collection: RecordCollection, record: [String: JSON], replacing: Bool,
-                        documents: [Document]? = nil, backlog: inout SearchBacklog) throws {
+                        documents: [Document]? = nil, deferNew: Bool = false, backlog: inout SearchBacklog) throws {
         guard collections.contains(collection) else { return }
         let id = record.recordId
+        if deferNew && !replacing {
+            if record.deletedAt == nil { try backlog.deferRecord(db, collection: collection.rawValue, id: id) }
+            return
+        }
         if replacing {
+            try backlog.undefer(db, collection: collection.rawValue, id: id)
             let old = try db.query("SELECT doc, body FROM search_docs WHERE collection = ? AND record_id = ?",
                                    [.text(collection.rawValue), .text(id)])
             for row in old {

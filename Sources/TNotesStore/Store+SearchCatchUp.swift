@@ -16,6 +16,9 @@ extension Store {
     /// Rows a background catch-up adds per transaction: a write that arrives meanwhile waits for one chunk
     /// (~0.15 s), not for the whole backlog of a large pull.
     public static let searchCatchUpChunk: Int64 = 50_000
+    /// Waiting records (`search_pending`) a background catch-up derives rows for per transaction (a record
+    /// makes 2.6 rows on average at the bench's mix, most of a chunk).
+    public static let searchCatchUpChunkRecords: Int64 = 20_000
 
     /// Holds the search index's catch-up until `release` is called: meanwhile no write adds its rows to FTS,
     /// however many, and no background catch-up runs; a search still catches up first, so it misses nothing.
@@ -61,7 +64,7 @@ extension Store {
     /// scheduled if rows still wait (unless held: the hold's release schedules it).
     func searchCommitted(flushedThrough: Int64?) {
         if let through = flushedThrough { searchBacklog.flushed(through: through) }
-        let behind = searchBacklog.hasPending
+        let behind = searchBacklog.isBehind
         searchBehind.withLock { $0 = behind }
         guard behind, !searchHeld else { return }
         scheduleSearchCatchUp(after: Self.searchCatchUpDelay)
@@ -70,14 +73,14 @@ extension Store {
     /// On `queue`: a background catch-up of one chunk after `delay`, then the next chunk at once, until
     /// nothing waits; writes queued meanwhile run between the chunks.
     func scheduleSearchCatchUp(after delay: DispatchTimeInterval) {
-        guard searchBacklog.hasPending, !searchCatchUpScheduled else { return }
+        guard searchBacklog.isBehind, !searchCatchUpScheduled else { return }
         searchCatchUpScheduled = true
         queue.asyncAfter(deadline: .now() + delay) { [weak self] in
             guard let self else { return }
             self.searchCatchUpScheduled = false
             guard !self.searchHeld else { return }
             do {
-                try self.catchUpSearchOnQueue(limit: Self.searchCatchUpChunk)
+                try self.catchUpSearchOnQueue(limit: (rows: Self.searchCatchUpChunk, records: Self.searchCatchUpChunkRecords))
                 self.scheduleSearchCatchUp(after: .milliseconds(0))
             } catch {
                 // The rows are safe in search_docs; the next write or search tries again.
@@ -86,13 +89,18 @@ extension Store {
         }
     }
 
-    /// On `queue`: committed search rows into FTS (all of them, or the oldest `limit`), in a transaction of
-    /// its own.
-    func catchUpSearchOnQueue(limit: Int64? = nil) throws {
-        guard let db, searchBacklog.hasPending else { return }
-        let through = try db.transaction { try searchBacklog.flush(db, limit: limit) }
+    /// On `queue`, in a transaction of its own: rows derived for waiting records, then committed rows into
+    /// FTS (all of them, or a chunk of each).
+    func catchUpSearchOnQueue(limit: (rows: Int64, records: Int64)? = nil) throws {
+        guard let db, searchBacklog.isBehind else { return }
+        var keysLeft = searchBacklog.recordsPending
+        let through = try db.transaction { () throws -> Int64? in
+            if searchBacklog.recordsPending { keysLeft = try searchBacklog.derivePending(db, limit: limit?.records) }
+            return try searchBacklog.flush(db, limit: limit?.rows)
+        }
+        searchBacklog.derived(keysLeft: keysLeft)
         if let through { searchBacklog.flushed(through: through) }
-        searchBehind.withLock { $0 = searchBacklog.hasPending }
+        searchBehind.withLock { $0 = searchBacklog.isBehind }
     }
 
     /// Brings FTS up to every committed write (a search calls this first, so it finds what was just

@@ -97,7 +97,8 @@ public final class Store: @unchecked Sendable {
             throw .io(path: path, detail: "cannot read meta: \(error)")
         }
         do {
-            // Rows a crash left above the watermark go into FTS before anything can search.
+            // Rows a crash left above the watermark go into FTS before anything can search. Records a crash
+            // left waiting for their rows (a pull cut short) are derived by the catch-up after open.
             var backlog = try SearchBacklog.load(db)
             if let through = try db.transaction({ try backlog.flush(db) }) { backlog.flushed(through: through) }
             searchBacklog = backlog
@@ -131,6 +132,10 @@ public final class Store: @unchecked Sendable {
             readers = try ReaderPool(path: path, size: max(1, readerCount))
         } catch {
             throw .io(path: path, detail: "cannot open a reader connection: \(error)")
+        }
+        if searchBacklog.recordsPending {
+            searchBehind.withLock { $0 = true }
+            queue.async { self.scheduleSearchCatchUp(after: .milliseconds(0)) }
         }
     }
 

@@ -196,8 +196,10 @@ public final class StoreSession {
              .text(change.updatedAt), .text(change.deviceId), SQLValue(change.record.deletedAt), sortKey,
              .text(syncState.rawValue), .text(body)])
         // The record's search rows and scripture references, in this transaction.
+        // A pulled new record under a held index (a large pull) leaves its search rows to the catch-up.
         try SearchIndex.reindex(db, collection: change.collection, record: change.record, replacing: existing != nil,
-                                documents: prepared?.documents, backlog: &store.searchBacklog)
+                                documents: prepared?.documents, deferNew: origin == .remote && store.searchHeld,
+                                backlog: &store.searchBacklog)
         try indexReferences(collection: change.collection, record: change.record, replacing: existing != nil,
                             found: prepared?.references)
         if origin == .local {

@@ -206,6 +206,108 @@ struct SearchIndexTests {
         try db.run("INSERT INTO search_index(search_index, rank) VALUES ('integrity-check', 1)")
     }
 
+    /// Under a hold, a pulled new record waits in `search_pending` with no search rows; a catch-up derives
+    /// them from the stored record, and they must be exactly what `search_source` (and so an inline write)
+    /// makes, for every kind. A record written again while it waits gets its rows at once and leaves the
+    /// queue, so the catch-up never doubles them; a tombstone never waits.
+    @Test func heldPullDerivesRowsAfterwards() async throws {
+        let t = TempStore()
+        let store = try t.open()
+        let db = try t.sql()
+        let later = Timestamp.format(millis: Timestamp.nowMillis() + 60_000)
+        let evenLater = Timestamp.format(millis: Timestamp.nowMillis() + 120_000)
+        let sermons = (0..<3).map { _ in Identifier.make() }
+        let notes = (0..<6).map { _ in Identifier.make() }
+        let hold = store.holdSearchIndex()
+        try store.writeSync { s in
+            for (k, id) in sermons.enumerated() {
+                try s.apply(try Rec.pulled(.sermons, Rec.sermon(id, title: "Pulled sermon \(k)", updatedAt: later)), origin: .remote)
+            }
+            try s.apply(try Rec.pulled(.transcripts, Rec.transcript(sermonId: sermons[0], updatedAt: later)), origin: .remote)
+            try s.apply(try Rec.pulled(.transcripts, Rec.transcript(sermonId: sermons[1], updatedAt: later, segments: [])), origin: .remote)
+            try s.apply(try Rec.pulled(.summaries, Rec.summary(sermonId: sermons[2], updatedAt: later)), origin: .remote)
+            for (k, id) in notes.enumerated() {
+                try s.apply(try Rec.pulled(.notes, Rec.note(id, sermonId: sermons[k % 3], text: "deferred mercy \(k)", at: Double(k) + 0.5,
+                                                            updatedAt: later)), origin: .remote)
+            }
+            // Pulled twice in one page: the second version replaces the first and is indexed at once.
+            try s.apply(try Rec.pulled(.notes, Rec.note(notes[0], sermonId: sermons[0], text: "replaced in the page", at: 1,
+                                                        updatedAt: evenLater)), origin: .remote)
+            // A new tombstone has nothing to index.
+            try s.apply(try Rec.pulled(.notes, Rec.note(Identifier.make(), sermonId: sermons[0], text: "never shown", at: 2,
+                                                        updatedAt: later, deletedAt: later), op: .delete), origin: .remote)
+        }
+        // Edited here while it waits: indexed at once, out of the queue.
+        try store.writeSync { s in
+            _ = try s.commitLocal(.notes, record: Rec.note(notes[1], sermonId: sermons[1], text: "edited while waiting", at: 3,
+                                                           updatedAt: s.stamp()), op: .upsert)
+        }
+        let waiting = try db.scalar("SELECT count(*) FROM search_pending").int ?? -1
+        #expect(waiting == 3 + 2 + 1 + 4, "3 sermons, 2 transcripts, 1 summary and 4 notes wait")
+        #expect(try db.scalar("SELECT count(*) FROM search_docs WHERE record_id = ?", [.text(notes[2])]).int == 0)
+        #expect(store.searchIndexBehind)
+
+        // A search during the hold derives and indexes everything first.
+        let hits = try await { () async throws -> [String] in
+            try await store.catchUpSearch()
+            return try await store.read { s in try s.search("mercy", filter: SearchFilter(), limit: 20, offset: 0) }.map(\.recordId)
+        }()
+        #expect(Set(hits) == Set(notes[2...]), "\(hits)")
+        #expect(try db.scalar("SELECT count(*) FROM search_pending").int == 0)
+        #expect(!store.searchIndexBehind)
+        hold.release()
+        store.close()
+
+        let columns = "collection, record_id, sermon_id, kind, start, body"
+        let missing = try db.query("SELECT \(columns) FROM search_source EXCEPT SELECT \(columns) FROM search_docs")
+        let extra = try db.query("SELECT \(columns) FROM search_docs EXCEPT SELECT \(columns) FROM search_source")
+        #expect(missing.isEmpty, "rows the records call for but the index lacks: \(missing.map(\.values))")
+        #expect(extra.isEmpty, "rows the index holds for no record: \(extra.map(\.values))")
+        let doubled = try db.query("SELECT \(columns), count(*) FROM search_docs GROUP BY \(columns) HAVING count(*) > 1")
+        #expect(doubled.isEmpty, "rows written twice: \(doubled.map(\.values))")
+        #expect(try db.scalar("SELECT count(*) FROM search_docs").int == 3 + 3 + 1 + 1 + 6)
+        try db.run("INSERT INTO search_index(search_index, rank) VALUES ('integrity-check', 1)")
+    }
+
+    /// Records a crash left waiting (a pull cut short) are derived after the next open, without a search.
+    @Test func waitingRecordsAfterCrashAreDerived() async throws {
+        let t = TempStore()
+        let sermon = Identifier.make()
+        let notes = (0..<4).map { _ in Identifier.make() }
+        do {
+            let store = try t.open()
+            try store.writeSync { s in
+                _ = try s.commitLocal(.sermons, record: Rec.sermon(sermon, title: "Cut short", updatedAt: s.stamp()), op: .upsert)
+                for (k, id) in notes.enumerated() {
+                    _ = try s.commitLocal(.notes, record: Rec.note(id, sermonId: sermon, text: "interrupted \(k)", at: Double(k), updatedAt: s.stamp()),
+                                          op: .upsert)
+                }
+            }
+            store.close()
+        }
+        // As the crash leaves it: the records stored, their keys waiting, no search rows.
+        let db = try t.sql()
+        try db.transaction {
+            for r in try db.query("SELECT doc, body FROM search_docs WHERE collection = 'notes'") {
+                try db.run("INSERT INTO search_index(search_index, rowid, body) VALUES ('delete', ?, ?)", [r[0], r[1]])
+            }
+            try db.run("DELETE FROM search_docs WHERE collection = 'notes'")
+            for id in notes { try db.run("INSERT INTO search_pending(collection, record_id) VALUES ('notes', ?)", [.text(id)]) }
+        }
+        #expect(try Self.ftsCount(db, "interrupted") == 0)
+
+        let store = try t.open()
+        var waited = 0
+        while try (db.scalar("SELECT count(*) FROM search_pending").int ?? 1) > 0 || store.searchIndexBehind, waited < 200 {
+            try await Task.sleep(for: .milliseconds(10))
+            waited += 1
+        }
+        #expect(try db.scalar("SELECT count(*) FROM search_pending").int == 0, "derived after open, without a search")
+        #expect(try Self.ftsCount(db, "interrupted") == 4)
+        store.close()
+        try db.run("INSERT INTO search_index(search_index, rank) VALUES ('integrity-check', 1)")
+    }
+
     /// Rows a crash left above the watermark (committed with their records, never added to FTS) are added
     /// when the store opens, before anything can search. The crash is made by hand: the rows are taken out
     /// of FTS again and the watermark set back, as if the catch-up had never run.
