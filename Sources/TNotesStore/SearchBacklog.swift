@@ -12,9 +12,9 @@ import TNotesSQLite
 /// transaction, where one FTS segment covers thousands of rows anyway.
 ///
 /// Crash safety: the rows themselves commit with their records, and the watermark only moves in the
-/// transaction that put the rows below it into FTS. A store opened after a crash finds the rows above the
-/// watermark and adds them (`Store.init`). Rowids come from `allocate`, never below the watermark, so a
-/// reused rowid can never hide a new row below it.
+/// transaction that put the rows below it into FTS. A store opened after a crash (or a stop that left rows
+/// waiting) finds the rows above the watermark and adds them in a catch-up right after open. Rowids come
+/// from `allocate`, never below the watermark, so a reused rowid can never hide a new row below it.
 struct SearchBacklog {
     private(set) var indexedThrough: Int64
     private var nextDoc: Int64

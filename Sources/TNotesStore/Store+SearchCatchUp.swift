@@ -95,7 +95,9 @@ extension Store {
         guard let db, searchBacklog.isBehind else { return }
         var keysLeft = searchBacklog.recordsPending
         let through = try db.transaction { () throws -> Int64? in
-            if searchBacklog.recordsPending { keysLeft = try searchBacklog.derivePending(db, limit: limit?.records) }
+            if searchBacklog.recordsPending, limit?.records != 0 {
+                keysLeft = try searchBacklog.derivePending(db, limit: limit?.records)
+            }
             return try searchBacklog.flush(db, limit: limit?.rows)
         }
         searchBacklog.derived(keysLeft: keysLeft)

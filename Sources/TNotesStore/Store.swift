@@ -97,11 +97,10 @@ public final class Store: @unchecked Sendable {
             throw .io(path: path, detail: "cannot read meta: \(error)")
         }
         do {
-            // Rows a crash left above the watermark go into FTS before anything can search. Records a crash
-            // left waiting for their rows (a pull cut short) are derived by the catch-up after open.
-            var backlog = try SearchBacklog.load(db)
-            if let through = try db.transaction({ try backlog.flush(db) }) { backlog.flushed(through: through) }
-            searchBacklog = backlog
+            // Rows left above the watermark (by a crash, or a stop after a large pull) and records left waiting
+            // for their rows go into the index in a background catch-up after open (`init`'s end): the start
+            // does not wait for them, and a search waits for them first.
+            searchBacklog = try SearchBacklog.load(db)
         } catch {
             throw .io(path: path, detail: "cannot bring the search index up to date: \(error)")
         }
@@ -133,7 +132,7 @@ public final class Store: @unchecked Sendable {
         } catch {
             throw .io(path: path, detail: "cannot open a reader connection: \(error)")
         }
-        if searchBacklog.recordsPending {
+        if searchBacklog.isBehind {
             searchBehind.withLock { $0 = true }
             queue.async { self.scheduleSearchCatchUp(after: .milliseconds(0)) }
         }
@@ -308,8 +307,10 @@ public final class Store: @unchecked Sendable {
         readers.close()
         let (clean, hlc): (Bool, Int64) = queue.sync {
             guard let db else { return (false, 0) }
-            // What waits for FTS goes in now (an open after this finds nothing to do), and the clock is kept.
-            do { try catchUpSearchOnQueue() } catch {
+            // Up to one chunk of what waits for FTS goes in now, and the clock is kept. No more: after a large
+            // pull the rest could outlast the service manager's stop timeout (30 s); the next open catches up
+            // in the background, and a search waits for it.
+            do { try catchUpSearchOnQueue(limit: (rows: Self.searchCatchUpChunk, records: 0)) } catch {
                 logger.warning("search index catch-up at close failed", metadata: ["error": "\(error)"])
             }
             try? db.transaction { try persistClock(db) }
