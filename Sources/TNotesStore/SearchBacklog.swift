@@ -23,29 +23,35 @@ struct SearchBacklog {
     private(set) var added = 0
     /// Whether `search_pending` may hold records whose rows are yet to be derived (`deferRecord`). True is
     /// always safe (a write that rolled back may leave it set): it only costs a probe of the table.
-    var recordsPending = false
-
-    static let stateName = "search_index"
-
+    ///
     /// Why a pull's new records may wait for their rows too: writing 310 k search_docs rows for the 120 k
     /// records of a 1× pull was a third of the pulling device's CPU (4.95 → 3.3 s without them) and a quarter
     /// of the pull's time, on the one writer thread that paces it. Their keys go to `search_pending` instead;
     /// `derivePending` makes the rows from the stored records afterwards, a chunk per transaction.
+    var recordsPending = false
+
+    static let stateName = "search_index"
 
     /// Reads the watermark. A store without one (made before the index could trail) has every row in FTS:
     /// its watermark is its highest row, written at once so that rows added later stay above it.
     static func load(_ db: SQLiteConnection) throws -> SearchBacklog {
         let highest = try db.scalar("SELECT max(doc) FROM search_docs").int ?? 0
-        let pending = try db.scalar("SELECT EXISTS(SELECT 1 FROM search_pending)").int == 1
+        let watermark: Int64
         if let stored = try db.scalar("SELECT version FROM derived_state WHERE name = ?", [.text(stateName)]).int {
-            var backlog = SearchBacklog(indexedThrough: stored, nextDoc: max(stored, highest) + 1)
-            backlog.recordsPending = pending
-            return backlog
+            watermark = stored
+        } else {
+            watermark = highest
+            try db.run("INSERT INTO derived_state(name, version) VALUES (?, ?)", [.text(stateName), .int(highest)])
         }
-        try db.run("INSERT INTO derived_state(name, version) VALUES (?, ?)", [.text(stateName), .int(highest)])
-        var backlog = SearchBacklog(indexedThrough: highest, nextDoc: highest + 1)
-        backlog.recordsPending = pending
+        var backlog = SearchBacklog(indexedThrough: watermark, nextDoc: max(watermark, highest) + 1)
+        backlog.recordsPending = try db.scalar("SELECT EXISTS(SELECT 1 FROM search_pending)").int == 1
         return backlog
+    }
+
+    /// The waiting keys one `derivePending` takes (its LIMIT bound as `?n`): the same statement picks the
+    /// keys to derive and the keys to remove, so the two always agree.
+    private static func pendingChunk(limit n: Int) -> String {
+        "SELECT collection, record_id FROM search_pending ORDER BY collection, record_id LIMIT ?\(n)"
     }
 
     /// A new record whose rows wait to be derived (inside the record's transaction).
@@ -70,8 +76,7 @@ struct SearchBacklog {
         let take = limit ?? Int64.max
         let base = nextDoc - 1
         try db.run("""
-            WITH chunk AS MATERIALIZED (
-                SELECT collection, record_id FROM search_pending ORDER BY collection, record_id LIMIT ?2),
+            WITH chunk AS MATERIALIZED (\(Self.pendingChunk(limit: 2))),
             rows(collection, record_id, sermon_id, kind, start, body) AS (
                 SELECT r.collection, r.id, r.id, 'sermon', NULL,
                        json_extract(r.body, '$.title') || ' ' || coalesce(json_extract(r.body, '$.speaker'), '')
@@ -104,10 +109,7 @@ struct SearchBacklog {
         let made = db.changes
         nextDoc += Int64(made)
         added += made
-        try db.run("""
-            DELETE FROM search_pending WHERE (collection, record_id) IN (
-                SELECT collection, record_id FROM search_pending ORDER BY collection, record_id LIMIT ?)
-            """, [.int(take)])
+        try db.run("DELETE FROM search_pending WHERE (collection, record_id) IN (\(Self.pendingChunk(limit: 1)))", [.int(take)])
         // `recordsPending` stays set until the caller's transaction has committed (`derived`).
         return try db.scalar("SELECT EXISTS(SELECT 1 FROM search_pending)").int == 1
     }

@@ -4,8 +4,9 @@ import Synchronization
 import TNotesSQLite
 
 /// When the search rows that wait above the watermark (`SearchBacklog`) go into FTS: in a large write's own
-/// transaction, in a catch-up shortly after small writes, at once before a search, and at close. A pull of
-/// many pages holds the catch-up (`holdSearchIndex`) and the index fills in chunks after its last page.
+/// transaction, in a catch-up shortly after small writes, at once before a search, one chunk at close and
+/// the rest in a catch-up after the next open. A pull of many pages holds the catch-up (`holdSearchIndex`)
+/// and the index fills in chunks after its last page.
 extension Store {
     /// A write that added at least this many search rows puts them into FTS in its own transaction: one
     /// segment for thousands of rows costs little more than the rows themselves (an import batch). Smaller

@@ -32,7 +32,7 @@ public final class Store: @unchecked Sendable {
     private var clock: HybridLogicalClock
     /// The `search_docs` rows FTS has yet to hear of (see `SearchBacklog`); on `queue` only.
     var searchBacklog: SearchBacklog
-    /// A catch-up of the search index is due on `queue` (see `searchCommitted`).
+    /// A catch-up of the search index is due on `queue` (see `scheduleSearchCatchUp`).
     var searchCatchUpScheduled = false
     /// Whether committed search rows wait for FTS: read by searches (any thread) before they query.
     let searchBehind = Mutex(false)
@@ -102,7 +102,7 @@ public final class Store: @unchecked Sendable {
             // does not wait for them, and a search waits for them first.
             searchBacklog = try SearchBacklog.load(db)
         } catch {
-            throw .io(path: path, detail: "cannot bring the search index up to date: \(error)")
+            throw .io(path: path, detail: "cannot read the search index's state: \(error)")
         }
         if let facts = opened.cleanCloseFacts, let q = facts["queued"].flatMap({ Int($0) }), let f = facts["failed"].flatMap({ Int($0) }) {
             // As the last clean close counted them (the file has not changed since).

@@ -297,10 +297,8 @@ struct SearchIndexTests {
         #expect(try Self.ftsCount(db, "interrupted") == 0)
 
         let store = try t.open()
-        var waited = 0
-        while try (db.scalar("SELECT count(*) FROM search_pending").int ?? 1) > 0 || store.searchIndexBehind, waited < 200 {
-            try await Task.sleep(for: .milliseconds(10))
-            waited += 1
+        _ = try eventually(timeout: 2, every: 0.01) {
+            try db.scalar("SELECT count(*) FROM search_pending").int == 0 && !store.searchIndexBehind
         }
         #expect(try db.scalar("SELECT count(*) FROM search_pending").int == 0, "derived after open, without a search")
         #expect(try Self.ftsCount(db, "interrupted") == 4)
@@ -335,8 +333,7 @@ struct SearchIndexTests {
         #expect(try Self.pendingRows(db) == 6)
 
         let store = try t.open()
-        var waited = 0
-        while try Self.pendingRows(db) > 0 && waited < 200 { try await Task.sleep(for: .milliseconds(10)); waited += 1 }
+        _ = try eventually(timeout: 2, every: 0.01) { try Self.pendingRows(db) == 0 }
         #expect(try Self.pendingRows(db) == 0, "caught up after open, without a search")
         #expect(try Self.ftsCount(db, "unflushed") == 5)
         let hits = try store.readSync { s in try s.search("crash", filter: SearchFilter(), limit: 10, offset: 0) }
