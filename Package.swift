@@ -172,7 +172,7 @@ let package = Package(
             "TNotesProcessing", "TNotesScripture", "TNotesStore", "TNotesTestSupport", "TNotesCore", "tnotesd", "tnotes-server",
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "TNotesServerTests", dependencies: ["TNotesTestSupport", "TNotesCore", "TNotesSQLite", "tnotes-server"]),
+        .testTarget(name: "TNotesServerTests", dependencies: ["TNotesTestSupport", "TNotesCore", "TNotesSQLite", "TNotesServer", "tnotes-server"]),
     ]
 )
 

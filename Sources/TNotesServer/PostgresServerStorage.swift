@@ -110,11 +110,26 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
         }
     }
 
-    /// Splits a migration into statements (comments dropped; no statement here has a ';' inside a string).
+    /// Splits a migration into statements (comment lines dropped). A ';' ends a statement except inside a
+    /// `$$ … $$` body (a function's); no statement here has one inside a string.
     static func statements(_ sql: String) -> [String] {
         let lines = sql.split(separator: "\n").filter { !$0.drop(while: { $0 == " " }).hasPrefix("--") }
-        return lines.joined(separator: "\n").split(separator: ";").map { String($0) }
-            .filter { $0.contains(where: { !$0.isWhitespace }) }
+        let text = Array(lines.joined(separator: "\n").utf8)
+        var out = [String](), start = 0, i = 0, inBody = false
+        while i < text.count {
+            if text[i] == UInt8(ascii: "$"), i + 1 < text.count, text[i + 1] == UInt8(ascii: "$") {
+                inBody.toggle()
+                i += 2
+                continue
+            }
+            if text[i] == UInt8(ascii: ";"), !inBody {
+                out.append(String(decoding: text[start..<i], as: UTF8.self))
+                start = i + 1
+            }
+            i += 1
+        }
+        out.append(String(decoding: text[start...], as: UTF8.self))
+        return out.filter { $0.contains(where: { !$0.isWhitespace }) }
     }
 
     public func epoch() async throws -> String {
@@ -296,10 +311,14 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
             if !logged.isEmpty {
                 let seqs = logged.map(\.seq), cols = logged.map { $0.change.collection.rawValue }, ids = logged.map { $0.change.id }
                 let ops = logged.map { $0.change.op.rawValue }, ups = logged.map { $0.change.updatedAt }
-                let devs = logged.map { $0.change.deviceId }, bodies = logged.map(\.body)
+                let devs = logged.map { $0.change.deviceId }
+                // A record's last version here is its current one: the record's row holds that body (schema
+                // step 8). An earlier one in the batch keeps its own ('' rides for NULL, as below).
+                let current = Set(plan.lastOfRecord)
+                let bodies = logged.indices.map { current.contains($0) ? "" : logged[$0].body }
                 try await conn.query("""
                     INSERT INTO changes(user_id, seq, collection, id, op, updated_at, device_id, body)
-                    SELECT \(user), s, c, i, o, u, d, b
+                    SELECT \(user), s, c, i, o, u, d, NULLIF(b, '')
                     FROM unnest(\(seqs)::int8[], \(cols)::text[], \(ids)::text[], \(ops)::text[], \(ups)::text[], \(devs)::text[],
                                 \(bodies)::text[]) AS t(s, c, i, o, u, d, b)
                     """, logger: logger)
@@ -337,8 +356,9 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
                 SELECT body::text FROM merged_inputs WHERE user_id = \(user) AND collection = \(c) AND id = \(id)
                   AND updated_at = \(u) AND device_id = \(d)
                 UNION ALL
-                (SELECT body::text FROM changes WHERE user_id = \(user) AND collection = \(c) AND id = \(id)
-                  AND updated_at = \(u) AND device_id = \(d) LIMIT 1)
+                (SELECT \(unescaped: PostgresServerStorage.loggedBody) FROM changes AS c
+                 WHERE c.user_id = \(user) AND c.collection = \(c) AND c.id = \(id) AND c.updated_at = \(u) AND c.device_id = \(d)
+                 LIMIT 1)
                 LIMIT 1
                 """, logger: logger).decode(String.self)
             {
@@ -369,9 +389,10 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
                   updated_at = excluded.updated_at, device_id = excluded.device_id, deleted_at = excluded.deleted_at,
                   seq = excluded.seq, body = excluded.body
                 """, logger: logger)
+            // No body: the record's row holds it while this is its current version (schema step 8).
             try await conn.query("""
-                INSERT INTO changes(user_id, seq, collection, id, op, updated_at, device_id, body)
-                VALUES (\(user), \(s), \(c), \(change.id), \(op), \(change.updatedAt), \(change.deviceId), \(body))
+                INSERT INTO changes(user_id, seq, collection, id, op, updated_at, device_id)
+                VALUES (\(user), \(s), \(c), \(change.id), \(op), \(change.updatedAt), \(change.deviceId))
                 """, logger: logger)
             return s
         }
@@ -394,12 +415,13 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
     private func changeRows(user: Int64, _ range: String, limit: Int) async throws -> [LoggedChange] {
         var out = [LoggedChange]()
         let query = PostgresQuery(unsafeSQL: """
-            SELECT seq, collection, id, op, updated_at, device_id, body FROM changes
-            WHERE user_id = \(user) AND \(range) ORDER BY seq LIMIT \(limit)
+            SELECT c.seq, c.collection, c.id, c.op, c.updated_at, c.device_id, \(Self.loggedBody) FROM changes AS c
+            WHERE c.user_id = \(user) AND \(range) ORDER BY c.seq LIMIT \(limit)
             """)
-        for try await (s, c, id, op, u, d, b) in try await client.query(query, logger: logger)
-            .decode((Int64, String, String, String, String, String, String).self)
+        for try await (s, c, id, op, u, d, body) in try await client.query(query, logger: logger)
+            .decode((Int64, String, String, String, String, String, String?).self)
         {
+            guard let b = body else { throw ServerError.storage("logged change \(s) has no body and its record moved on") }
             out.append(LoggedChange(seq: s, collection: RecordCollection(rawValue: c) ?? .sermons, id: id,
                                     op: Change.Op(rawValue: op) ?? .upsert, updatedAt: u, deviceId: d,
                                     // Stored as text by `write` (schema step 5): spliced into the page as it is.
@@ -407,6 +429,14 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
         }
         return out
     }
+
+    /// A logged change's body (`changes AS c`): its own, or, while it is its record's current version, the
+    /// record's (schema step 8). A subquery, so each row probes the records' primary key whatever the
+    /// statistics say; NULL when the record is at another version (never that version's body).
+    public static let loggedBody = """
+        coalesce(c.body, (SELECT r.body FROM records AS r
+                          WHERE r.user_id = c.user_id AND r.collection = c.collection AND r.id = c.id AND r.seq = c.seq))
+        """
 
     public func publication(publicId: String) async throws -> PublishedRecord? {
         for try await (u, b, t) in try await client.query(

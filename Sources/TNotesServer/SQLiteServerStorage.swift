@@ -180,7 +180,8 @@ public final class SQLiteServerStorage: ServerStorage, @unchecked Sendable {
             let text = try db.scalar("""
                 SELECT body FROM merged_inputs WHERE user_id = ? AND collection = ? AND id = ? AND updated_at = ? AND device_id = ?
                 """, args).string ?? db.scalar("""
-                SELECT body FROM changes WHERE user_id = ? AND collection = ? AND id = ? AND updated_at = ? AND device_id = ? LIMIT 1
+                SELECT \(SQLiteServerStorage.loggedBody) FROM changes AS c
+                WHERE c.user_id = ? AND c.collection = ? AND c.id = ? AND c.updated_at = ? AND c.device_id = ? LIMIT 1
                 """, args).string
             return try text.flatMap { try JSON.parse($0).objectValue }
         }
@@ -245,11 +246,12 @@ public final class SQLiteServerStorage: ServerStorage, @unchecked Sendable {
                 """,
                 [.int(user), .text(change.collection.rawValue), .text(change.id), SQLValue(change.record.sermonId),
                  .text(change.updatedAt), .text(change.deviceId), SQLValue(change.record.deletedAt), .int(seq), .text(body)])
+            // No body: the record's row holds it while this is its current version (schema step 5).
             try db.run("""
-                INSERT INTO changes(user_id, seq, collection, id, op, updated_at, device_id, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO changes(user_id, seq, collection, id, op, updated_at, device_id) VALUES (?, ?, ?, ?, ?, ?, ?)
                 """,
                 [.int(user), .int(seq), .text(change.collection.rawValue), .text(change.id), .text(change.op.rawValue),
-                 .text(change.updatedAt), .text(change.deviceId), .text(body)])
+                 .text(change.updatedAt), .text(change.deviceId)])
             return seq
         }
     }
@@ -257,18 +259,29 @@ public final class SQLiteServerStorage: ServerStorage, @unchecked Sendable {
     public func changes(user: Int64, after seq: Int64, limit: Int) async throws -> [LoggedChange] {
         try await locked {
             try db.query("""
-                SELECT seq, collection, id, op, updated_at, device_id, body FROM changes
-                WHERE user_id = ? AND seq > ? ORDER BY seq LIMIT ?
+                SELECT c.seq, c.collection, c.id, c.op, c.updated_at, c.device_id, \(Self.loggedBody) FROM changes AS c
+                WHERE c.user_id = ? AND c.seq > ? ORDER BY c.seq LIMIT ?
                 """, [.int(user), .int(seq), .int(Int64(limit))]
             ).map { row in
-                LoggedChange(seq: row[0].int ?? 0, collection: RecordCollection(rawValue: row[1].string ?? "") ?? .sermons,
-                             id: row[2].string ?? "", op: Change.Op(rawValue: row[3].string ?? "") ?? .upsert,
-                             updatedAt: row[4].string ?? "", deviceId: row[5].string ?? "",
-                             // Stored as canonical text by `write`: spliced into the reply as it is.
-                             record: .raw(row[6].string ?? "{}"))
+                guard let body = row[6].string else {
+                    throw ServerError.storage("logged change \(row[0].int ?? 0) has no body and its record moved on")
+                }
+                return LoggedChange(seq: row[0].int ?? 0, collection: RecordCollection(rawValue: row[1].string ?? "") ?? .sermons,
+                                    id: row[2].string ?? "", op: Change.Op(rawValue: row[3].string ?? "") ?? .upsert,
+                                    updatedAt: row[4].string ?? "", deviceId: row[5].string ?? "",
+                                    // Stored as canonical text by `write`: spliced into the reply as it is.
+                                    record: .raw(body))
             }
         }
     }
+
+    /// A logged change's body (`changes AS c`): its own, or, while it is its record's current version, the
+    /// record's (schema step 5). The record must still be at that seq, or the body is NULL (never another
+    /// version's).
+    static let loggedBody = """
+        coalesce(c.body, (SELECT r.body FROM records AS r
+                          WHERE r.user_id = c.user_id AND r.collection = c.collection AND r.id = c.id AND r.seq = c.seq))
+        """
 
     public func records(user: Int64, collection: RecordCollection) async throws -> [[String: JSON]] {
         try await locked {

@@ -95,6 +95,36 @@ enum ServerSchema {
         CREATE INDEX records_by_sermon ON records(user_id, sermon_id, collection);
         CREATE UNIQUE INDEX records_by_public_id ON records(json_extract(body, '$.publicId')) WHERE collection = 'publications';
         """,
+        // 5: a body is stored once. A change logged as its record's current version keeps no body of its
+        // own (NULL): the record's row has it, and a pull reads it from there. When the record moves on (an
+        // update of its row, or its removal) the trigger first copies the old body into that change's row,
+        // so every logged version stays readable. A push wrote each body twice, into the records and into
+        // the log, and checked it as JSON twice: in the 1× full sync the log's insert took 0.45 s of the
+        // writer's time and half of the bytes each commit wrote. The log takes bodies only from `records`,
+        // which checks them. Rows logged before this step keep theirs.
+        """
+        CREATE TABLE changes_v5(
+            user_id INTEGER NOT NULL,
+            seq INTEGER NOT NULL,
+            collection TEXT NOT NULL,
+            id TEXT NOT NULL,
+            op TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            device_id TEXT NOT NULL,
+            body TEXT,
+            PRIMARY KEY(user_id, seq)
+        ) WITHOUT ROWID;
+        INSERT INTO changes_v5(user_id, seq, collection, id, op, updated_at, device_id, body)
+            SELECT user_id, seq, collection, id, op, updated_at, device_id, body FROM changes;
+        DROP TABLE changes;
+        ALTER TABLE changes_v5 RENAME TO changes;
+        CREATE TRIGGER records_keep_logged_body BEFORE UPDATE ON records BEGIN
+            UPDATE changes SET body = old.body WHERE user_id = old.user_id AND seq = old.seq AND body IS NULL;
+        END;
+        CREATE TRIGGER records_keep_logged_body_on_delete BEFORE DELETE ON records BEGIN
+            UPDATE changes SET body = old.body WHERE user_id = old.user_id AND seq = old.seq AND body IS NULL;
+        END;
+        """,
     ]
 
     static let postgres: [String] = [
@@ -210,6 +240,20 @@ enum ServerSchema {
         """
         DROP INDEX records_by_sermon;
         CREATE INDEX records_by_sermon ON records(sermon_id, user_id, collection);
+        """,
+        // 8: as SQLite's 5, a body stored once: a logged change that is its record's current version has
+        // no body of its own, and the trigger copies the old body into the log when a record moves on.
+        """
+        ALTER TABLE changes ALTER COLUMN body DROP NOT NULL;
+        CREATE FUNCTION records_keep_logged_body() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            UPDATE changes SET body = OLD.body WHERE user_id = OLD.user_id AND seq = OLD.seq AND body IS NULL;
+            IF TG_OP = 'DELETE' THEN RETURN OLD; END IF;
+            RETURN NEW;
+        END
+        $$;
+        CREATE TRIGGER records_keep_logged_body BEFORE UPDATE OR DELETE ON records
+            FOR EACH ROW EXECUTE FUNCTION records_keep_logged_body();
         """,
     ]
 }

@@ -26,8 +26,16 @@ struct PostgresUpgradeTests {
         let before = try http.pullAll(from: nil, limit: 100).changes
         _ = server.stop()
 
-        // Back to step 4 as a server of that version left it: the log's and the records' bodies are jsonb
-        // (step 5 made the log's text, step 6 the records').
+        // Back to step 4 as a server of that version left it: a body in every logged row (step 8 keeps the
+        // current version's in the record only), the log's and the records' bodies jsonb (step 5 made the
+        // log's text, step 6 the records').
+        _ = try pg.sql(url, "DROP TRIGGER records_keep_logged_body ON records")
+        _ = try pg.sql(url, "DROP FUNCTION records_keep_logged_body()")
+        _ = try pg.sql(url, """
+            UPDATE changes AS c SET body = r.body FROM records AS r
+            WHERE c.body IS NULL AND r.user_id = c.user_id AND r.collection = c.collection AND r.id = c.id AND r.seq = c.seq
+            """)
+        _ = try pg.sql(url, "ALTER TABLE changes ALTER COLUMN body SET NOT NULL")
         _ = try pg.sql(url, "ALTER TABLE changes ALTER COLUMN body TYPE jsonb USING body::jsonb")
         _ = try pg.sql(url, "DROP INDEX records_by_public_id")
         _ = try pg.sql(url, "ALTER TABLE records ALTER COLUMN body TYPE jsonb USING body::jsonb")
@@ -40,7 +48,8 @@ struct PostgresUpgradeTests {
         let http2 = HTTPTestClient(baseURL: server.baseURL, token: token)  // a new port
         #expect(try pg.sql(url, "SELECT data_type FROM information_schema.columns WHERE table_name = 'changes' AND column_name = 'body'") == "text")
         #expect(try pg.sql(url, "SELECT data_type FROM information_schema.columns WHERE table_name = 'records' AND column_name = 'body'") == "text")
-        #expect(try pg.sql(url, "SELECT version FROM schema_version") == "7")
+        #expect(try pg.sql(url, "SELECT version FROM schema_version") == "8")
+        #expect(try pg.sql(url, "SELECT count(*) FROM changes WHERE body IS NULL") == "0", "rows logged before keep their bodies")
         // A change logged after the upgrade, as canonical text.
         let later = Wire.change(.notes, Wire.note(Wire.id(), sermonId: s1, text: "after the upgrade", timestamp: 3), deviceId: "devB")
         #expect(try http2.push([later]).statuses == ["applied"])
@@ -56,5 +65,6 @@ struct PostgresUpgradeTests {
             #expect(Wire.canonical(got?["record"] ?? .null) == Wire.canonical(.object(record)))
         }
         #expect(after.last?["record"]?["text"] == "after the upgrade")
+        #expect(try pg.sql(url, "SELECT count(*) FROM changes WHERE body IS NULL") == "1", "the new one's body is its record's")
     }
 }

@@ -52,7 +52,7 @@ struct SQLiteServerUpgradeTests {
         defer { _ = server.stop() }
         do {
             let db = try SQLiteConnection(path: path, create: false, readOnly: true)
-            #expect(try db.scalar("PRAGMA user_version").int == 4)
+            #expect(try db.scalar("PRAGMA user_version").int == 5)
             #expect(try db.scalar("SELECT sql FROM sqlite_master WHERE name = 'records'").string?.contains("WITHOUT ROWID") == false)
             #expect(try Self.rows(db) == rowsBefore, "every record kept, byte for byte")
         }
@@ -70,6 +70,63 @@ struct SQLiteServerUpgradeTests {
         let db = try SQLiteConnection(path: path, create: false, readOnly: true)
         #expect(try db.scalar("SELECT count(*) FROM records WHERE id = ?", [.text(n1)]).int == 1)
         #expect(try db.scalar("SELECT json_extract(body, '$.text') FROM records WHERE id = ?", [.text(n1)]).string == "edited after the upgrade")
+    }
+
+    @Test("a body is stored once: the log's current version has none of its own; a record moving on or an upgrade keeps every older one")
+    func bodyStoredOnce() throws {
+        let server = ServerProcess()
+        let token = try server.addUser("alice")
+        try server.start()
+        let http = HTTPTestClient(baseURL: server.baseURL, token: token)
+        let s = Wire.id(), n = Wire.id()
+        #expect(try http.push([Wire.change(.sermons, Wire.sermon(s)),
+                               Wire.change(.notes, Wire.note(n, sermonId: s, text: "v1", updatedAt: Wire.time(10)))]).statuses
+                == ["applied", "applied"])
+        #expect(try http.push([Wire.change(.notes, Wire.note(n, sermonId: s, text: "v2", updatedAt: Wire.time(20)))]).statuses
+                == ["applied"])
+        let path = server.dataDir + "/tnotes-server.sqlite"
+        func loggedBodies() throws -> [String?] {
+            let db = try SQLiteConnection(path: path, create: false, readOnly: true)
+            return try db.query("SELECT json_extract(body, '$.text') FROM changes WHERE id = ? ORDER BY seq", [.text(n)]).map { $0[0].string }
+        }
+        // v1 was copied into its log row when v2 replaced it; v2, the current one, lives only in the record.
+        #expect(try loggedBodies() == ["v1", nil])
+        #expect(try http.pullAll(from: nil, limit: 1).changes.compactMap { $0["record"]?["text"]?.stringValue } == ["v1", "v2"])
+        // A delete moves the record on again: v2 is copied, the tombstone is the record's.
+        #expect(try http.push([Wire.change(.notes, Wire.note(n, sermonId: s, text: "v2", updatedAt: Wire.time(30),
+                                                             deletedAt: Wire.time(30)))]).statuses == ["applied"])
+        #expect(try loggedBodies() == ["v1", "v2", nil])
+        _ = server.stop()
+
+        // A step-4 log (a body in every row, NOT NULL) upgrades with its bodies; later pushes store theirs once.
+        do {
+            let db = try SQLiteConnection(path: path, create: false)
+            try db.exec("""
+                BEGIN;
+                DROP TRIGGER records_keep_logged_body;
+                DROP TRIGGER records_keep_logged_body_on_delete;
+                CREATE TABLE changes_v4(user_id INTEGER NOT NULL, seq INTEGER NOT NULL, collection TEXT NOT NULL, id TEXT NOT NULL,
+                    op TEXT NOT NULL, updated_at TEXT NOT NULL, device_id TEXT NOT NULL, body TEXT NOT NULL CHECK(json_valid(body)),
+                    PRIMARY KEY(user_id, seq)) WITHOUT ROWID;
+                INSERT INTO changes_v4 SELECT c.user_id, c.seq, c.collection, c.id, c.op, c.updated_at, c.device_id,
+                    coalesce(c.body, (SELECT body FROM records r WHERE r.user_id = c.user_id AND r.collection = c.collection AND r.id = c.id))
+                    FROM changes c;
+                DROP TABLE changes;
+                ALTER TABLE changes_v4 RENAME TO changes;
+                PRAGMA user_version = 4;
+                COMMIT;
+                """)
+            #expect(try db.scalar("SELECT count(*) FROM changes WHERE body IS NULL").int == 0)
+        }
+        try server.start()
+        defer { _ = server.stop() }
+        let http2 = HTTPTestClient(baseURL: server.baseURL, token: token)
+        #expect(try http2.push([Wire.change(.notes, Wire.note(n, sermonId: s, text: "v4", updatedAt: Wire.time(40)))]).statuses
+                == ["applied"])
+        #expect(try loggedBodies() == ["v1", "v2", "v2", nil])
+        let pulled = try http2.pullAll(from: nil, limit: 2).changes.filter { $0["id"]?.stringValue == n }
+        #expect(pulled.map { $0["record"]?["text"]?.stringValue } == ["v1", "v2", "v2", "v4"])
+        #expect(pulled.map { $0["op"]?.stringValue } == ["upsert", "upsert", "delete", "upsert"])
     }
 
     /// Every record row, in key order, as text.

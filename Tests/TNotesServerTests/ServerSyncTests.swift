@@ -188,6 +188,41 @@ struct ServerSyncTests {
         }
     }
 
+    @Test("every logged version pulls with its own body after its record moved on (a body is stored once); a base among them merges",
+          arguments: Backend.allCases)
+    func olderVersionsKeepTheirBodies(backend: Backend) throws {
+        try withServer(backend) { server, tokens in
+            let http = server.client(tokens["alice"])
+            let s = Wire.id(), n = Wire.id()
+            func push(_ text: String, at t: Double, deleted: Bool = false) throws -> [String] {
+                try http.push([Wire.change(.notes, Wire.note(n, sermonId: s, text: text, updatedAt: Wire.time(t),
+                                                             deletedAt: deleted ? Wire.time(t) : nil))]).statuses
+            }
+            #expect(try http.push([Wire.change(.sermons, Wire.sermon(s))]).statuses == ["applied"])
+            #expect(try push("v1", at: 10) == ["applied"])
+            #expect(try push("v2", at: 20) == ["applied"])
+            #expect(try push("v2", at: 30, deleted: true) == ["applied"])
+            #expect(try push("v4", at: 40) == ["applied"])
+            // Two versions in one batch: the first is never the record's, the second is.
+            #expect(try http.push([Wire.change(.notes, Wire.note(n, sermonId: s, text: "v5", updatedAt: Wire.time(50))),
+                                   Wire.change(.notes, Wire.note(n, sermonId: s, text: "v6", updatedAt: Wire.time(60)))]).statuses
+                    == ["applied", "applied"])
+            for limit in [1, 100] {
+                let log = try http.pullAll(from: nil, limit: limit).changes.filter { $0["id"]?.stringValue == n }
+                #expect(log.map { $0["record"]?["text"]?.stringValue } == ["v1", "v2", "v2", "v4", "v5", "v6"])
+                #expect(log.map { $0["record"]?["updatedAt"]?.stringValue } == [10, 20, 30, 40, 50, 60].map { Wire.time(Double($0)) })
+            }
+            // An edit made on v2 finds it as its base: a three-way merge, not the plain rule's "applied".
+            var onV2 = Wire.change(.notes, Wire.note(n, sermonId: s, text: "v2 edited", updatedAt: Wire.time(70)),
+                                   deviceId: "devB").objectValue ?? [:]
+            onV2["base"] = ["updatedAt": .string(Wire.time(20)), "deviceId": "devA"]
+            let merged = try http.push([.object(onV2)], deviceId: "devB")
+            #expect(merged.statuses == ["merged"], "\(merged.results)")
+            let log = try http.pullAll().changes.filter { $0["id"]?.stringValue == n }
+            #expect(log.dropLast().map { $0["record"]?["text"]?.stringValue } == ["v1", "v2", "v2", "v4", "v5", "v6"])
+        }
+    }
+
     @Test("LWW by (updatedAt, deviceId): devB beats devA at the same time in either order; older is superseded",
           arguments: Backend.allCases)
     func lastWriterWins(backend: Backend) throws {
