@@ -11,6 +11,10 @@ public final class StoreSession {
     /// How this session changed the outbox's queued and failed counts; the store adds it to its running
     /// totals once the session's writes have committed (and drops it if they roll back).
     var outboxDelta = OutboxCounts()
+    /// The greatest record id stored in each collection as far as this session knows: loaded at its first
+    /// use, raised by every insert (never lowered: a rolled-back insert leaves it high, which only means
+    /// more probes). See `storedVersion`.
+    private var greatestId: [RecordCollection: String] = [:]
 
     init(db: SQLiteConnection, store: Store) {
         self.db = db
@@ -162,10 +166,7 @@ public final class StoreSession {
     {
         var change = incoming
         if origin == .remote { store.receive(change.updatedAt) }
-        let existing = try db.query(
-            "SELECT updated_at, device_id FROM records WHERE collection = ? AND id = ?",
-            [.text(change.collection.rawValue), .text(change.id)]
-        ).first.map { RecordVersion(updatedAt: $0[0].string ?? "", deviceId: $0[1].string ?? "") }
+        let existing = try storedVersion(change.collection, id: change.id)
         let outcome = MergeRule.decide(existing: existing, incoming: change.version,
                                        appendOnly: change.collection.isAppendOnly)
         guard outcome == .applied else { return outcome }
@@ -195,6 +196,9 @@ public final class StoreSession {
             [.text(change.collection.rawValue), .text(change.id), SQLValue(change.record.sermonId),
              .text(change.updatedAt), .text(change.deviceId), SQLValue(change.record.deletedAt), sortKey,
              .text(syncState.rawValue), .text(body)])
+        if let greatest = greatestId[change.collection], greatest.utf8.lexicographicallyPrecedes(change.id.utf8) {
+            greatestId[change.collection] = change.id
+        }
         // The record's search rows and scripture references, in this transaction.
         // A pulled new record under a held index (a large pull) leaves its search rows to the catch-up.
         try SearchIndex.reindex(db, collection: change.collection, record: change.record, replacing: existing != nil,
@@ -213,6 +217,25 @@ public final class StoreSession {
         changes.append(RecordChange(collection: change.collection, id: change.id, sermonId: change.record.sermonId,
                                     op: change.op, origin: origin))
         return outcome
+    }
+
+    /// The stored version of a record, nil when there is none. Ids are made in time order (UUID v7), so a
+    /// pulled page mostly brings ids past every stored one in their collection: such an id is absent
+    /// without a look-up. The look-ups it saves grew faster than the store (1.6 µs each at 120 k records,
+    /// 2.6 µs at 480 k: 0.2 s of a 1× pull's writer, 1.3 s at 4×). SQLite compares ids as bytes, as here.
+    func storedVersion(_ collection: RecordCollection, id: String) throws -> RecordVersion? {
+        let greatest: String
+        if let known = greatestId[collection] {
+            greatest = known
+        } else {
+            greatest = try db.scalar("SELECT max(id) FROM records WHERE collection = ?", [.text(collection.rawValue)]).string ?? ""
+            greatestId[collection] = greatest
+        }
+        if greatest.utf8.lexicographicallyPrecedes(id.utf8) { return nil }
+        return try db.query(
+            "SELECT updated_at, device_id FROM records WHERE collection = ? AND id = ?",
+            [.text(collection.rawValue), .text(id)]
+        ).first.map { RecordVersion(updatedAt: $0[0].string ?? "", deviceId: $0[1].string ?? "") }
     }
 
     // MARK: Outbox

@@ -20,6 +20,37 @@ import TNotesStore
         #expect(!FileManager.default.fileExists(atPath: t.backupDir))
     }
 
+    /// A pulled id past every stored one of its collection skips the look-up (`storedVersion`): ids that
+    /// are not past it, in any order, still find what is stored, within one write and across writes.
+    @Test func pulledIdsInAnyOrderFindTheirStoredVersions() throws {
+        let t = TempStore()
+        let store = try t.open()
+        let early = "2025-11-06T10:00:00.000Z", later = "2025-11-07T10:00:00.000Z", latest = "2025-11-08T10:00:00.000Z"
+        let low = "00000000-0000-4000-8000-000000000001", mid = "7fffffff-0000-4000-8000-000000000001"
+        let high = "ffffffff-0000-4000-8000-000000000001"
+        // One page: the greatest id first, then smaller ones, then the greatest again (older, then newer).
+        let first = try store.writeSync { s in
+            try [high, low, mid].map { try s.apply(Rec.pulled(.sermons, Rec.sermon($0, title: "v1", updatedAt: later)), origin: .remote) }
+                + [try s.apply(Rec.pulled(.sermons, Rec.sermon(high, title: "older", updatedAt: early)), origin: .remote),
+                   try s.apply(Rec.pulled(.sermons, Rec.sermon(mid, title: "v2", updatedAt: latest)), origin: .remote)]
+        }
+        #expect(first == [.applied, .applied, .applied, .superseded, .applied])
+        // A later page: an older version of each is superseded (found), a newer one replaces it.
+        let second = try store.writeSync { s in
+            try [low, mid, high].map { try s.apply(Rec.pulled(.sermons, Rec.sermon($0, title: "older", updatedAt: early)), origin: .remote) }
+                + [try s.apply(Rec.pulled(.sermons, Rec.sermon(low, title: "v3", updatedAt: latest)), origin: .remote)]
+        }
+        #expect(second == [.superseded, .superseded, .superseded, .applied])
+        let titles = try store.readSync { s in try [low, mid, high].map { try s.record(.sermons, id: $0)?.body["title"]?.stringValue } }
+        #expect(titles == ["v3", "v2", "v1"])
+        // Another collection keeps its own greatest id: a note id below the sermons' is still new there.
+        let note = try store.writeSync { s in
+            try s.apply(Rec.pulled(.notes, Rec.note(low, sermonId: high, text: "n", at: 1, updatedAt: later)), origin: .remote)
+        }
+        #expect(note == .applied)
+        #expect(try store.readSync { s in try s.history(.sermons, id: low, limit: 10).count } == 1, "the replaced version went to the history")
+    }
+
     @Test func localCommitQueuesExactlyTheStoredChange() throws {
         let t = TempStore()
         let store = try t.open()
