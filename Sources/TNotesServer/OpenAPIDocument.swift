@@ -6,7 +6,7 @@ enum OpenAPIDocument {
       "info": {
         "title": "tnotes-server",
         "version": "1",
-        "description": "The tnotes sync server (contract §4, §6.4, §6.6): device sync, sermon audio, the seed app's legacy endpoints and health. Every error the server answers itself is JSON `{error, detail}` (`field`, `limit` where they apply)."
+        "description": "The tnotes sync server (contract §4, §6.4, §6.6; the snapshot for a device's first sync is this server's addition): device sync, sermon audio, the seed app's legacy endpoints and health. Every error the server answers itself is JSON `{error, detail}` (`field`, `limit` where they apply)."
       },
       "tags": [
         {
@@ -250,6 +250,67 @@ enum OpenAPIDocument {
                   "application/json": {
                     "schema": {
                       "$ref": "#/components/schemas/PullResponse"
+                    }
+                  }
+                }
+              },
+              "400": {
+                "$ref": "#/components/responses/BadRequest"
+              },
+              "401": {
+                "$ref": "#/components/responses/Unauthorized"
+              }
+            }
+          }
+        },
+        "/v1/sync/snapshot": {
+          "get": {
+            "operationId": "snapshot",
+            "tags": [
+              "sync"
+            ],
+            "summary": "The user's records as they are now, for a device that has never pulled",
+            "description": "One change per record (the one that made its current version), in key order, instead of the whole change log. Every page of one snapshot carries the same `cursor`: the log position read before its first page. After the last page a device pulls the log from that cursor, which brings the changes made while it paged (a record changed meanwhile may come twice; the newer version wins as usual).",
+            "parameters": [
+              {
+                "name": "after",
+                "in": "query",
+                "required": false,
+                "description": "Opaque: the `after` of the previous page (absent or empty: the first page). A position from a replaced server database starts over; text that is not a position at all answers 400.",
+                "schema": {
+                  "type": "string"
+                }
+              },
+              {
+                "name": "limit",
+                "in": "query",
+                "required": false,
+                "description": "Most records in the page (default 500; values above 5000 count as 5000).",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 9223372036854775807,
+                  "default": 500
+                }
+              },
+              {
+                "name": "tombstones",
+                "in": "query",
+                "required": false,
+                "description": "Deleted records too (as `op: delete`), for a device that already holds records of its own: without them it would keep a record the server deleted.",
+                "schema": {
+                  "type": "boolean",
+                  "default": false
+                }
+              }
+            ],
+            "responses": {
+              "200": {
+                "description": "A page of records.",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/SnapshotResponse"
                     }
                   }
                 }
@@ -1899,6 +1960,39 @@ enum OpenAPIDocument {
               "serverEpoch": {
                 "type": "string",
                 "description": "The server database's epoch: a random id made when the database was created. When it changes (the database was replaced), a device deletes nothing: it pushes every record it holds again and pulls from the start (contract §6.3)."
+              }
+            }
+          },
+          "SnapshotResponse": {
+            "type": "object",
+            "required": [
+              "changes",
+              "cursor",
+              "hasMore",
+              "serverEpoch"
+            ],
+            "properties": {
+              "changes": {
+                "type": "array",
+                "items": {
+                  "$ref": "#/components/schemas/PulledChange"
+                }
+              },
+              "cursor": {
+                "type": "string",
+                "description": "Where the log stood when the snapshot began: after the last page, pull from it."
+              },
+              "hasMore": {
+                "type": "boolean",
+                "description": "More records follow: ask again with `after`."
+              },
+              "after": {
+                "type": "string",
+                "description": "Present when `hasMore`: pass it as `after` for the next page."
+              },
+              "serverEpoch": {
+                "type": "string",
+                "description": "The server database's epoch, as in a pull."
               }
             }
           },

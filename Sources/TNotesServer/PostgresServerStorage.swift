@@ -430,6 +430,33 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
         return out
     }
 
+    public func lastSeq(user: Int64) async throws -> Int64 {
+        for try await s in try await client.query("SELECT seq FROM user_seq WHERE user_id = \(user)", logger: logger)
+            .decode(Int64.self) { return s }
+        return 0
+    }
+
+    public func records(user: Int64, after: RecordKey?, limit: Int, tombstones: Bool) async throws -> [LoggedChange] {
+        var out = [LoggedChange]()
+        let c = after?.collection.rawValue ?? "", id = after?.id ?? ""
+        // The range and the order both come from the primary key (user_id, collection, id), compared as bytes.
+        let query: PostgresQuery = tombstones ? """
+            SELECT seq, collection, id, deleted_at IS NOT NULL, updated_at, device_id, body FROM records
+            WHERE user_id = \(user) AND (collection, id) > (\(c), \(id)) ORDER BY collection, id LIMIT \(limit)
+            """ : """
+            SELECT seq, collection, id, deleted_at IS NOT NULL, updated_at, device_id, body FROM records
+            WHERE user_id = \(user) AND (collection, id) > (\(c), \(id)) AND deleted_at IS NULL
+            ORDER BY collection, id LIMIT \(limit)
+            """
+        for try await (s, c, id, deleted, u, d, body) in try await client.query(query, logger: logger)
+            .decode((Int64, String, String, Bool, String, String, String).self)
+        {
+            out.append(LoggedChange(seq: s, collection: RecordCollection(rawValue: c) ?? .sermons, id: id,
+                                    op: deleted ? .delete : .upsert, updatedAt: u, deviceId: d, record: .raw(body)))
+        }
+        return out
+    }
+
     /// A logged change's body (`changes AS c`): its own, or, while it is its record's current version, the
     /// record's (schema step 8). A subquery, so each row probes the records' primary key whatever the
     /// statistics say; NULL when the record is at another version (never that version's body).

@@ -275,6 +275,27 @@ public final class SQLiteServerStorage: ServerStorage, @unchecked Sendable {
         }
     }
 
+    public func lastSeq(user: Int64) async throws -> Int64 {
+        try await locked { try db.scalar("SELECT seq FROM user_seq WHERE user_id = ?", [.int(user)]).int ?? 0 }
+    }
+
+    public func records(user: Int64, after: RecordKey?, limit: Int, tombstones: Bool) async throws -> [LoggedChange] {
+        try await locked {
+            // The range and the order both come from `records_by_key` (user, collection, id).
+            try db.query("""
+                SELECT seq, collection, id, deleted_at IS NOT NULL, updated_at, device_id, body FROM records
+                WHERE user_id = ? AND (collection, id) > (?, ?)\(tombstones ? "" : " AND deleted_at IS NULL")
+                ORDER BY collection, id LIMIT ?
+                """, [.int(user), .text(after?.collection.rawValue ?? ""), .text(after?.id ?? ""), .int(Int64(limit))]
+            ).map { row in
+                LoggedChange(seq: row[0].int ?? 0, collection: RecordCollection(rawValue: row[1].string ?? "") ?? .sermons,
+                             id: row[2].string ?? "", op: row[3].int == 1 ? .delete : .upsert,
+                             updatedAt: row[4].string ?? "", deviceId: row[5].string ?? "",
+                             record: .raw(row[6].string ?? "{}"))
+            }
+        }
+    }
+
     /// A logged change's body (`changes AS c`): its own, or, while it is its record's current version, the
     /// record's (schema step 5). The record must still be at that seq, or the body is NULL (never another
     /// version's).

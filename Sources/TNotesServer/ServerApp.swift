@@ -95,11 +95,7 @@ public struct ServerApp: Sendable {
         Self.getAndHead(router, "/v1/sync/pull") { request, _ in
             let user = try await auth.user(request)
             let q = request.uri.queryParameters
-            var limit = SyncService.defaultPullLimit
-            if let l = q.get("limit") {
-                guard let n = Int(l), n >= 1 else { throw APIError.badRequest("limit", "must be a positive integer") }
-                limit = min(n, SyncService.maxPullLimit)
-            }
+            let limit = try Self.pageLimit(q.get("limit"))
             var wait = 0
             if let w = q.get("wait") {
                 guard let n = Int(w), (0...SyncService.maxPullWait).contains(n) else {
@@ -109,6 +105,22 @@ public struct ServerApp: Sendable {
             }
             let page = try await sync.pull(user: user, cursor: q.get("cursor"), limit: limit, wait: .seconds(wait))
             metrics.pulled(page["changes"]?.arrayValue?.count ?? 0)
+            return JSONResponse.make(page)
+        }
+
+        // A device that has never pulled: the records as they are now, then the log from the page's cursor.
+        Self.getAndHead(router, "/v1/sync/snapshot") { request, _ in
+            let user = try await auth.user(request)
+            let q = request.uri.queryParameters
+            let limit = try Self.pageLimit(q.get("limit"))
+            var tombstones = false
+            if let t = q.get("tombstones") {
+                guard let b = Bool(t) else { throw APIError.badRequest("tombstones", "must be true or false") }
+                tombstones = b
+            }
+            let page = try await sync.snapshot(user: user, after: q.get("after"), limit: limit,
+                                               tombstones: tombstones)
+            metrics.snapshot(page["changes"]?.arrayValue?.count ?? 0)
             return JSONResponse.make(page)
         }
 
@@ -188,6 +200,13 @@ public struct ServerApp: Sendable {
     static func audioURL(_ request: Request, _ id: String) -> String {
         let host = request.head.authority ?? "127.0.0.1"
         return "http://\(host)/v1/audio/\(id)"
+    }
+
+    /// A pull's or snapshot's `limit`: default 500, above 5000 counts as 5000.
+    static func pageLimit(_ text: String?) throws -> Int {
+        guard let text else { return SyncService.defaultPullLimit }
+        guard let n = Int(text), n >= 1 else { throw APIError.badRequest("limit", "must be a positive integer") }
+        return min(n, SyncService.maxPullLimit)
     }
 
     static func sermonId(_ context: BasicRequestContext) throws -> String {

@@ -21,6 +21,11 @@ public struct ServerMetrics: Sendable {
         registry.makeCounter(name: "tnotes_pull_changes_total", help: "Changes sent to pulling devices").increment(by: Int64(count))
     }
 
+    func snapshot(_ count: Int) {
+        registry.makeCounter(name: "tnotes_snapshot_records_total", help: "Records sent in snapshots to devices that never pulled")
+            .increment(by: Int64(count))
+    }
+
     func audio(direction: String, bytes: Int64) {
         registry.makeCounter(name: "tnotes_audio_bytes_total", labels: [("direction", direction)],
                              help: "Audio bytes stored (in) and served (out)").increment(by: bytes)

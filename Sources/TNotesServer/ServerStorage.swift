@@ -21,6 +21,17 @@ public struct LoggedChange: Sendable, Equatable {
     }
 }
 
+/// A record's key, the order of a snapshot's pages.
+public struct RecordKey: Sendable, Equatable {
+    public let collection: RecordCollection
+    public let id: String
+
+    public init(_ collection: RecordCollection, _ id: String) {
+        self.collection = collection
+        self.id = id
+    }
+}
+
 /// A stored publication record, for its public page.
 public struct PublishedRecord: Sendable, Equatable {
     public let user: Int64
@@ -82,6 +93,12 @@ public protocol ServerStorage: Sendable {
 
     /// The user's change log after `seq`, in order, at most `limit` entries.
     func changes(user: Int64, after seq: Int64, limit: Int) async throws -> [LoggedChange]
+    /// The user's last committed sequence number (0 before the first change).
+    func lastSeq(user: Int64) async throws -> Int64
+    /// The user's records as they are now, in key order after `after` (nil: from the first), at most
+    /// `limit`: each as the change that made its current version (`seq` and all). Tombstones only when
+    /// asked for. One page of a snapshot (`SyncService.snapshot`).
+    func records(user: Int64, after: RecordKey?, limit: Int, tombstones: Bool) async throws -> [LoggedChange]
     /// Live records of one collection (legacy get-sermons).
     func records(user: Int64, collection: RecordCollection) async throws -> [[String: JSON]]
     /// The greatest updatedAt stored (for the server clock at start).

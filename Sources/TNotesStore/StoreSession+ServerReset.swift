@@ -8,7 +8,11 @@ extension StoreSession {
     public func serverEpoch() throws -> String? { try meta("serverEpoch") }
     public func setServerEpoch(_ epoch: String) throws { try setMeta("serverEpoch", epoch) }
 
-    public func clearPullCursor() throws { try db.run("DELETE FROM sync_cursor WHERE id = 1") }
+    /// Forgets where pulls stood: the cursor, and a first sync's snapshot under way.
+    public func clearPullCursor() throws {
+        try db.run("DELETE FROM sync_cursor WHERE id = 1")
+        try clearSnapshotProgress()
+    }
 
     /// Queues every record this device holds (tombstones too, so a replaced server cannot bring back what
     /// was deleted) as a change of its current version, with a new op id. Nothing is deleted or changed

@@ -159,6 +159,30 @@ public struct SyncClient: Sendable {
                         serverEpoch: json["serverEpoch"]?.stringValue)
     }
 
+    /// One page of a snapshot (a first sync): the user's records as they are now, every page with the same
+    /// log `cursor` to pull from after the last one; `after` is where the next page starts.
+    public struct SnapshotPage: Sendable {
+        public let changes: [JSON]
+        public let cursor: String
+        public let after: String?
+        public var serverEpoch: String? = nil
+        public var hasMore: Bool { after != nil }
+    }
+
+    func snapshot(after: String?, limit: Int, tombstones: Bool) async throws -> SnapshotPage {
+        var path = "/v1/sync/snapshot?limit=\(limit)"
+        if tombstones { path += "&tombstones=true" }
+        if let after { path += "&after=\(Self.percentEncode(after))" }
+        let r = try await exchange(try authorized("GET", path))
+        guard let json = try? JSON.parse(r.body), case .array(let changes)? = json["changes"],
+              case .string(let cursor)? = json["cursor"]
+        else { throw SyncFailure.malformed("snapshot answer without changes/cursor") }
+        let hasMore = json["hasMore"]?.boolValue ?? false
+        let next = json["after"]?.stringValue
+        if hasMore && (next ?? "").isEmpty { throw SyncFailure.malformed("snapshot answer with more to come but no 'after'") }
+        return SnapshotPage(changes: changes, cursor: cursor, after: hasMore ? next : nil, serverEpoch: json["serverEpoch"]?.stringValue)
+    }
+
     func uploadAudio(sermonId: String, path: String, sha256: String) async throws {
         var req = try authorized("PUT", "/v1/audio/\(sermonId)", extra: ["X-Content-SHA256: \(sha256)",
                                                                           "Content-Type: application/octet-stream"])

@@ -74,7 +74,7 @@ public actor SyncEngine {
     private var triggerCounts: [SyncTrigger: Int] = [:]
     private var wanted = false
     private var force = false
-    private var networkUp = true
+    var networkUp = true
     private var debounceScheduled = false
     /// Bumped whenever a pending retry is superseded; a retry timer of an older generation does nothing.
     private var retryGeneration = 0
@@ -90,14 +90,16 @@ public actor SyncEngine {
     /// Local writes, signalled from the store's observer without a task of their own.
     private let localWrites: AsyncStream<Void>.Continuation
     private let localWriteStream: AsyncStream<Void>
-    private let inFlight = InFlightTasks()
+    let inFlight = InFlightTasks()
     /// Wakes the realtime loop early: a network change, or a sync that moved the pull cursor.
-    private let realtimeKick = WakeSignal()
+    let realtimeKick = WakeSignal()
     /// Whether the long poll is open now (for `sync.status`).
-    private var realtimeConnected = false
+    var realtimeConnected = false
     /// Deletions a held pull would make (state `held`), and whether `sync.confirm` lets the next pull make them.
     private var heldDeletes: Int?
-    private var massDeleteConfirmed = false
+    var massDeleteConfirmed = false
+    /// The server answered 404 to a snapshot: first syncs pull the whole log (until the daemon restarts).
+    var snapshotUnsupported = false
     /// The server epoch as the store has it (read once, then kept in step with it).
     private var knownEpoch: String?
     /// A pull is held when it would tombstone more than half of the live records, and at least this many
@@ -319,9 +321,9 @@ public actor SyncEngine {
     var pullPageSize: Int { min(5000, settings.batchSize * 4) }
 
     /// What the sync under way has moved so far, for `sync.progress` events (`tnotes sync` on a terminal).
-    private var progress: (pushed: Int, pulled: Int, toPush: Int) = (0, 0, 0)
+    var progress: (pushed: Int, pulled: Int, toPush: Int) = (0, 0, 0)
 
-    private func emitProgress() {
+    func emitProgress() {
         onEvent("sync.progress", ["pushed": .int(Int64(progress.pushed)), "pulled": .int(Int64(progress.pulled)),
                                   "toPush": .int(Int64(progress.toPush))])
     }
@@ -346,92 +348,7 @@ public actor SyncEngine {
             }
         }
 
-        // Push: the outbox in order, a batch at a time, each batch settled in one transaction, oldest first.
-        // Up to `pushesInFlight` batches are out at once: while the server applies batch N in its
-        // transaction, batch N+1 is already there (its JSON parsed beside that transaction), and the device
-        // settles the batch before. The server may apply two batches that are out together in either order,
-        // so a batch goes out beside another only when no record is in both: each record's changes still
-        // reach the server one after another, in the order they were made. A batch sharing a record with
-        // the one out waits for that one's answer. A crash with batches out only resends entries the server
-        // recognizes by their op ids (answered "duplicate").
-        var flights: [(batch: [StoreSession.QueuedChange], task: Task<SyncClient.PushAnswer, any Error>)] = []
-        var waiting: [StoreSession.QueuedChange]?  // read, not yet sent
-        var lastRead: Int64 = 0  // seqs start at 1
-        var drained = false
-        // This cycle's pushes as log ranges, previousCursor → cursor, not yet skipped by the pull cursor. Two
-        // batches out together may land in the log in either order, so the cursor moves along any chain of
-        // them that starts where it stands, not only the range of the batch just settled.
-        var ownRanges = [String: String]()
-        /// Lets every batch still out finish (none outlives the cycle); their entries stay queued if unanswered.
-        func settleNothingMore() async { for f in flights { _ = try? await f.task.value } }
-        while true {
-            while flights.count < Self.pushesInFlight {
-                if waiting == nil {
-                    // The outbox looked empty: look again only once every batch out is answered (entries
-                    // queued while the last batches were out are picked up then).
-                    if drained && !flights.isEmpty { break }
-                    let after = lastRead
-                    let next = try await store.read { s in try s.queuedChanges(after: after, limit: batchSize) }
-                    drained = next.isEmpty
-                    guard let last = next.last else { break }
-                    lastRead = last.seq
-                    waiting = next
-                }
-                guard let next = waiting else { break }
-                if flights.contains(where: { !Self.disjoint($0.batch, next) }) { break }
-                flights.append((next, push(next, deviceId: deviceId)))
-                waiting = nil
-            }
-            guard !flights.isEmpty else { break }
-            let (sent, current) = flights.removeFirst()
-            let answer: SyncClient.PushAnswer
-            do {
-                answer = try await current.value
-            } catch {
-                let message = "\(error)"
-                try? await store.write { s in try s.noteAttempt(sent, error: message) }
-                await settleNothingMore()
-                throw error
-            }
-            let results = answer.outcomes
-            let missing = sent.filter { results[$0.opId] == nil }
-            do {
-                let epochChanged = try await noteServerEpoch(answer.serverEpoch)
-                if epochChanged { ownRanges = [:] }
-                // Everything between the two cursors is this batch. A merge also logged records this device
-                // does not hold (conflicts): that range is pulled, so no chain passes it.
-                let merged = results.values.contains { if case .merged = $0 { return true } else { return false } }
-                var known = ownRanges
-                if !epochChanged, !merged, let before = answer.previousCursor, let after = answer.cursor { known[before] = after }
-                let ranges = known, settled = sent
-                ownRanges = try await store.write { s -> [String: String] in
-                    try s.settle(settled.compactMap { e in results[e.opId].map { (e, $0) } })
-                    guard let cursor = try s.pullCursor() else { return ranges }
-                    let (moved, left) = Self.skipOwnRanges(from: cursor, ranges)
-                    if let moved { try s.setPullCursor(moved) }
-                    return left
-                }
-            } catch {
-                await settleNothingMore()
-                throw error
-            }
-            for e in sent {
-                switch results[e.opId] {
-                case .applied?, .duplicate?, .merged?: report.pushed += 1
-                case .superseded?: report.conflicts += 1
-                case .rejected(let why)?:
-                    report.rejected += 1
-                    logger.warning("change rejected by the server", metadata: ["opId": "\(e.opId)", "reason": "\(why)"])
-                case nil: break
-                }
-            }
-            progress.pushed = report.pushed + report.conflicts + report.rejected
-            emitProgress()
-            if !missing.isEmpty {
-                await settleNothingMore()
-                throw SyncFailure.malformed("the server gave no result for \(missing.count) change(s)")
-            }
-        }
+        try await pushAll(deviceId: deviceId, batchSize: batchSize, report: &report)
 
         let pull = try await pullAll()
         report.pulled += pull.applied
@@ -445,7 +362,7 @@ public actor SyncEngine {
     /// means the server's database was replaced: the device deletes nothing, queues every record it holds
     /// again and pulls from the start (the pull cursor is cleared), in one transaction; the queued records
     /// go out in this cycle's push or the next one (`wanted`). True when that happened.
-    private func noteServerEpoch(_ epoch: String?) async throws -> Bool {
+    func noteServerEpoch(_ epoch: String?) async throws -> Bool {
         guard let epoch else { return false }
         // Known already: no transaction (this runs for every push answer and pull page).
         if knownEpoch == nil { knownEpoch = try await store.read { s in try s.serverEpoch() } }
@@ -469,195 +386,12 @@ public actor SyncEngine {
         return true
     }
 
-    /// Push batches out at once (see `cycle`): two let the server parse one while it applies the other.
-    /// Four were tried (interleaved A/B runs of the 1× bench push, 120 k changes): +3 % on a SQLite server,
-    /// -2 % on PostgreSQL, both inside the runs' spread; the server's one writer per user paces the push.
-    static let pushesInFlight = 2
-
-    /// Whether two batches touch no record in common (so the server may apply them in either order).
-    static func disjoint(_ a: [StoreSession.QueuedChange], _ b: [StoreSession.QueuedChange]) -> Bool {
-        let keys = Set(a.map { "\($0.collection)/\($0.recordId)" })
-        return !b.contains { keys.contains("\($0.collection)/\($0.recordId)") }
-    }
-
-    /// Moves a pull cursor along the chain of this device's own push ranges (previousCursor → cursor) that
-    /// starts where it stands: the cursor it ends at (nil when none starts there) and the ranges not passed.
-    static func skipOwnRanges(from cursor: String, _ ranges: [String: String]) -> (moved: String?, left: [String: String]) {
-        var left = ranges, at = cursor, moved: String?
-        while let next = left.removeValue(forKey: at) {
-            at = next
-            moved = next
-        }
-        return (moved, left)
-    }
-
-    /// Sends one batch; runs while the engine settles the batch before it.
-    private func push(_ batch: [StoreSession.QueuedChange], deviceId: String) -> Task<SyncClient.PushAnswer, any Error> {
-        let client = self.client
-        return inFlight.start { try await client.push(deviceId: deviceId, changes: batch) }
-    }
-
-    /// Pulls every page after our cursor; each page and the cursor after it commit together. A page that
-    /// would bring this sync's deletions of live records past half of them (and past `massDeleteFloor`) is
-    /// not applied unless `sync.confirm` allowed it: the pull stops there, held, with the count.
-    /// `received`: every change the pages brought, applied or not (`SyncReport.downloaded`).
-    private func pullAll() async throws -> (applied: Int, held: Int, received: Int) {
-        var pulled = 0
-        var received = 0
-        var deleted = 0
-        var liveAtStart: Int?
-        let confirmed = massDeleteConfirmed
-        // The pages' search rows wait for FTS until the last page (a search meanwhile still finds them).
-        let searchHold = store.holdSearchIndex()
-        defer { searchHold.release() }
-        var cursor = try await store.read { s in try s.pullCursor() }
-        // Page N+1 is fetched and decoded while page N is applied: the HTTP round trip and the JSON work
-        // run beside the store's transaction. Pages still apply strictly in order, each with its cursor.
-        var next: Task<DecodedPage, any Error>? = fetch(after: cursor)
-        while let current = next {
-            let page = try await current.value
-            if page.cursor == cursor && page.hasMore { throw SyncFailure.malformed("the pull cursor did not advance") }
-            // A new epoch: this page is from the start of the new server's log (our old cursor meant nothing
-            // there); the cursor was cleared, and the page applies as usual.
-            _ = try await noteServerEpoch(page.serverEpoch)
-            next = page.hasMore ? fetch(after: page.cursor) : nil
-            let alreadyDeleted = deleted, knownLive = liveAtStart
-            let outcome: PageOutcome
-            do {
-                outcome = try await store.write { s -> PageOutcome in
-                    let deletes = page.changes.filter { $0.change.op == .delete }.map { ($0.change.collection, $0.change.id) }
-                    let deleting = deletes.isEmpty ? 0 : try s.liveCount(among: deletes)
-                    var live = knownLive
-                    if deleting > 0 && !confirmed {
-                        // Live records when this pull began: counted once per pull (a whole-table count).
-                        let atStart = try live ?? (s.liveCount() + alreadyDeleted)
-                        live = atStart
-                        let total = alreadyDeleted + deleting
-                        if total >= Self.massDeleteFloor && total * 2 > atStart { return .held(total) }
-                    }
-                    var applied = 0
-                    for change in page.changes where try s.apply(change, origin: .remote) == .applied { applied += 1 }
-                    try s.setPullCursor(page.cursor)
-                    return .applied(applied, deleting: deleting, liveAtStart: live)
-                }
-            } catch {
-                next?.cancel()
-                _ = try? await next?.value
-                throw error
-            }
-            guard case .applied(let applied, let deleting, let live) = outcome else {
-                next?.cancel()
-                _ = try? await next?.value
-                if case .held(let total) = outcome { return (pulled, total, received) }
-                return (pulled, 0, received)
-            }
-            liveAtStart = live
-            deleted += deleting
-            if page.invalid > 0 { logger.warning("skipped invalid pulled changes", metadata: ["count": "\(page.invalid)"]) }
-            pulled += applied
-            received += page.changes.count + page.invalid
-            progress.pulled += applied
-            emitProgress()
-            cursor = page.cursor
-        }
-        return (pulled, 0, received)
-    }
-
     /// `sync.confirm`: the held pull may make its deletions; a sync starts now.
     public func confirmHeld() -> Int? {
         let held = heldDeletes
         massDeleteConfirmed = true
         trigger(.manual)
         return held
-    }
-
-    /// What applying one pulled page did: applied (with the live records it deleted, and the live count at
-    /// the pull's start once known), or held back with the deletions the pull would make.
-    enum PageOutcome: Sendable {
-        case applied(Int, deleting: Int, liveAtStart: Int?)
-        case held(Int)
-    }
-
-    /// A pull page with its changes already decoded and validated (invalid ones counted, not applied).
-    struct DecodedPage: Sendable {
-        /// Decoded, validated and prepared for the store (`PreparedChange`), off the store queue.
-        let changes: [PreparedChange]
-        let invalid: Int
-        let cursor: String
-        let hasMore: Bool
-        let serverEpoch: String?
-    }
-
-    private func fetch(after cursor: String?) -> Task<DecodedPage, any Error> {
-        let client = self.client, limit = pullPageSize
-        // Detached: the decoding runs on the pool, not on this actor (which stays free for status calls).
-        return inFlight.start {
-            let page = try await client.pull(cursor: cursor, limit: limit)
-            var changes = [PreparedChange]()
-            changes.reserveCapacity(page.changes.count)
-            var invalid = 0
-            for raw in page.changes {
-                if let change = try? Change(json: raw, requireOpId: false) { changes.append(PreparedChange(change)) } else { invalid += 1 }
-            }
-            return DecodedPage(changes: changes, invalid: invalid, cursor: page.cursor, hasMore: page.hasMore,
-                               serverEpoch: page.serverEpoch)
-        }
-    }
-
-    // MARK: Realtime
-
-    /// Keeps one long-poll pull open after the device's cursor. When the server answers with changes, a
-    /// sync runs (the normal pull applies them and announces them to `events.subscribe`). Errors back off
-    /// like a sync does, and a network change retries at once. A server that ignores `wait` answers an
-    /// empty page at once: that is backed off the same way (up to `interval`), so it never busy-loops and
-    /// the periodic sync still delivers.
-    private func realtimeLoop() async {
-        var failures = 0
-        let waitSeconds = settings.realtimeWaitSeconds
-        while !Task.isCancelled {
-            // Held (a pull awaits sync.confirm): asking the server again would only find the same deletions.
-            if state == .held {
-                if !(await realtimeKick.wait(seconds: settings.interval)) { return }
-                continue
-            }
-            // A device that has never pulled has no cursor yet: its first sync sets one.
-            guard networkUp, let cursor = try? await store.read({ s in try s.pullCursor() }) else {
-                if !(await realtimeKick.wait(seconds: settings.interval)) { return }
-                continue
-            }
-            let started = ContinuousClock.now
-            do {
-                realtimeConnected = true
-                let page = try await waitForChange(after: cursor, waitSeconds: waitSeconds)
-                realtimeConnected = false
-                if !page.changes.isEmpty || page.cursor != cursor {
-                    failures = 0
-                    // Our own sync may have moved past these already (its push moves the cursor): ask again.
-                    if (try? await store.read({ s in try s.pullCursor() })) != cursor { continue }
-                    _ = try? await syncAndWait(timeout: 30, trigger: .realtime)
-                } else if ContinuousClock.now - started < .seconds(Double(waitSeconds) / 2) {
-                    // Empty, and early: an older server that ignores `wait`, or one that is stopping.
-                    failures += 1
-                    let delay = min(settings.interval, settings.backoff.delay(attempt: failures, retryAfter: nil))
-                    if !(await realtimeKick.wait(seconds: delay)) { return }
-                } else {
-                    failures = 0
-                }
-            } catch {
-                realtimeConnected = false
-                if Task.isCancelled { return }
-                failures += 1
-                let delay = settings.backoff.delay(attempt: failures, retryAfter: (error as? SyncFailure)?.retryAfter)
-                logger.debug("realtime pull failed; will retry", metadata: ["in": "\(Int(delay * 1000)) ms", "error": "\(error)"])
-                if !(await realtimeKick.wait(seconds: delay)) { return }
-            }
-        }
-    }
-
-    /// The long poll, as a task of its own (the HTTP wait must not hold this actor).
-    private nonisolated func waitForChange(after cursor: String, waitSeconds: Int) async throws -> SyncClient.PullPage {
-        let client = self.client
-        return try await client.pull(cursor: cursor, limit: 1, waitSeconds: waitSeconds)
     }
 
     // MARK: Status

@@ -361,6 +361,16 @@ struct Bench {
         let onB = try cb.call("sermon.list", ["limit": 1])
         guard onB["items"]?.arrayValue?.isEmpty == false else { throw BenchError("B has no sermons after the sync") }
         let afterRss = db.rssKiB
+        // C, a new device started now: its first sync takes the snapshot (B pulled the log: it had pulled once,
+        // empty, at its start). The seeded log holds one change per record, so both download as many changes.
+        let firstSync = try timed {
+            let dc = try Child("\(bin)/tnotesd", ["--config", "\(sd)/tnotesd.toml", "--data-dir", "\(sd)/C/data", "--socket", "\(sd)/c.sock",
+                                                  "--log-level", logLevel], env: env, log: "\(sd)/c.log")
+            defer { dc.stop() }
+            try Wait.forSocket("\(sd)/c.sock")
+            try Self.waitDrained(try LineSocket(path: "\(sd)/c.sock"))
+        }
+        try? FileManager.default.removeItem(atPath: "\(sd)/C")
         // The seeded original: the copy A synced from has an empty outbox by now.
         let baseline = try syncBaseline(dataDir: "\(d)/a/data", dir: sd)
         var extra: [Figure] = []
@@ -379,6 +389,8 @@ struct Bench {
                    target: nil, higherIsBetter: true),
             Figure(name: "pull throughput server→B, \(backend) (\(scale)×)", value: changes / pullTime, unit: "changes/s",
                    target: nil, higherIsBetter: true),
+            Figure(name: "first sync of a new device (snapshot), \(backend) (\(scale)×): start to synced", value: firstSync, unit: "s",
+                   target: nil, higherIsBetter: false),
             Figure(name: "first search on B after the full sync, \(backend) (\(scale)×): waits for the index to fill",
                    value: searchReady * 1000, unit: "ms", target: nil, higherIsBetter: false),
             Figure(name: "tnotesd RSS idle, empty store", value: Double(idleRss) / 1024, unit: "MiB", target: "< 25 MB", higherIsBetter: false),

@@ -16,7 +16,7 @@ struct ServerAPIDescriptionTests {
             let doc = try #require(r.json, "not JSON: \(r.text.prefix(200))")
             #expect(doc["openapi"]?.stringValue?.hasPrefix("3.1") == true)
             let paths = Set(doc["paths"]?.objectValue?.keys.map { $0 } ?? [])
-            for p in ["/healthz", "/openapi.json", "/v1/sync/push", "/v1/sync/pull", "/v1/audio/{sermonId}", "/api/create-sermon",
+            for p in ["/healthz", "/openapi.json", "/v1/sync/push", "/v1/sync/pull", "/v1/sync/snapshot", "/v1/audio/{sermonId}", "/api/create-sermon",
                       "/api/update-sermon", "/api/get-sermons", "/api/generate-upload-url"] {
                 #expect(paths.contains(p), "\(p) is not described")
             }

@@ -1,0 +1,63 @@
+import TNotesCore
+
+/// Where a snapshot stands between its pages: the server database it was taken from, the user's log
+/// position when it began, and the last record key sent. Text `<epoch>.<seq>.<collection>.<id>`, opaque to
+/// clients (epochs are UUIDs and collections plain words, so the first three dots split it; an id may hold
+/// more).
+struct SnapshotPosition: Equatable {
+    let epoch: String
+    let seq: Int64
+    let last: RecordKey
+
+    init(epoch: String, seq: Int64, last: RecordKey) {
+        self.epoch = epoch
+        self.seq = seq
+        self.last = last
+    }
+
+    init?(_ text: String) {
+        let parts = text.split(separator: ".", maxSplits: 3, omittingEmptySubsequences: false)
+        guard parts.count == 4, !parts[0].isEmpty, let seq = Int64(parts[1]), seq >= 0,
+              let collection = RecordCollection(rawValue: String(parts[2])), !parts[3].isEmpty
+        else { return nil }
+        self.init(epoch: String(parts[0]), seq: seq, last: RecordKey(collection, String(parts[3])))
+    }
+
+    var text: String { "\(epoch).\(seq).\(last.collection.rawValue).\(last.id)" }
+}
+
+extension SyncService {
+    /// One page of a snapshot: the user's records as they are now (live ones; tombstones too when asked),
+    /// in key order, each as the change that made its current version. A device that has never pulled
+    /// takes this instead of the whole change log: one change per record, not one per version ever made.
+    ///
+    /// `cursor` is the log position read before the first page, the same in every page of one snapshot.
+    /// Every change up to it is in the records the pages read (they are read later, and a record only
+    /// moves forward), so after the last page a device pulls the log from `cursor` on: the changes made
+    /// while it paged. A record changed meanwhile may come twice (in a page and in the log); the second
+    /// copy is the same version or a newer one, which the device's merge rule settles as usual.
+    ///
+    /// `after` is a page's `after`; one from a replaced server database (another epoch) starts over.
+    func snapshot(user: Int64, after: String?, limit: Int, tombstones: Bool) async throws -> JSON {
+        let epoch = try await storage.epoch()
+        var position: SnapshotPosition?
+        if let after, !after.isEmpty {
+            guard let p = SnapshotPosition(after) else {
+                throw APIError.badRequest("after", "is not a snapshot position this server issued")
+            }
+            if p.epoch == epoch { position = p }
+        }
+        var seq = position?.seq ?? 0
+        if position == nil { seq = try await storage.lastSeq(user: user) }
+        let rows = try await storage.records(user: user, after: position?.last, limit: limit + 1, tombstones: tombstones)
+        let page = rows.prefix(limit)
+        var answer: [String: JSON] = [
+            "changes": .array(page.map(\.json)), "cursor": .string("\(epoch).\(seq)"), "hasMore": .bool(rows.count > limit),
+            "serverEpoch": .string(epoch),
+        ]
+        if rows.count > limit, let last = page.last {
+            answer["after"] = .string(SnapshotPosition(epoch: epoch, seq: seq, last: RecordKey(last.collection, last.id)).text)
+        }
+        return .object(answer)
+    }
+}
