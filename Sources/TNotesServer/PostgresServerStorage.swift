@@ -437,24 +437,35 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
     }
 
     public func records(user: Int64, after: RecordKey?, limit: Int, tombstones: Bool) async throws -> [LoggedChange] {
-        var out = [LoggedChange]()
-        let c = after?.collection.rawValue ?? "", id = after?.id ?? ""
-        // The range and the order both come from the primary key (user_id, collection, id), compared as bytes.
-        let query: PostgresQuery = tombstones ? """
+        let c = after?.collection.rawValue ?? "", id = after?.id ?? "", logger = self.logger
+        return try await client.withTransaction(logger: logger) { conn in
+            // A page is the primary key's order from `after` on, so reading the key in order is always the
+            // plan. With statistics from when the user had few records (a new user, a table not analyzed yet)
+            // the planner instead read every record of the user and sorted them for each page: 60-70 ms a page
+            // at 120 k records, against 1.5 ms for the ordered index scan (EXPLAIN ANALYZE, 2,000-row pages).
+            try await conn.query("SET LOCAL enable_sort = off", logger: logger)
+            var out = [LoggedChange]()
+            for try await (s, c, id, deleted, u, d, body) in try await conn.query(Self.snapshotQuery(user: user, after: (c, id), limit: limit,
+                                                                                                 tombstones: tombstones), logger: logger)
+                .decode((Int64, String, String, Bool, String, String, String).self)
+            {
+                out.append(LoggedChange(seq: s, collection: RecordCollection(rawValue: c) ?? .sermons, id: id,
+                                        op: deleted ? .delete : .upsert, updatedAt: u, deviceId: d, record: .raw(body)))
+            }
+            return out
+        }
+    }
+
+    /// One snapshot page: the user's records after a key, in key order (the primary key's).
+    static func snapshotQuery(user: Int64, after: (collection: String, id: String), limit: Int, tombstones: Bool) -> PostgresQuery {
+        tombstones ? """
             SELECT seq, collection, id, deleted_at IS NOT NULL, updated_at, device_id, body FROM records
-            WHERE user_id = \(user) AND (collection, id) > (\(c), \(id)) ORDER BY collection, id LIMIT \(limit)
+            WHERE user_id = \(user) AND (collection, id) > (\(after.collection), \(after.id)) ORDER BY collection, id LIMIT \(limit)
             """ : """
             SELECT seq, collection, id, deleted_at IS NOT NULL, updated_at, device_id, body FROM records
-            WHERE user_id = \(user) AND (collection, id) > (\(c), \(id)) AND deleted_at IS NULL
+            WHERE user_id = \(user) AND (collection, id) > (\(after.collection), \(after.id)) AND deleted_at IS NULL
             ORDER BY collection, id LIMIT \(limit)
             """
-        for try await (s, c, id, deleted, u, d, body) in try await client.query(query, logger: logger)
-            .decode((Int64, String, String, Bool, String, String, String).self)
-        {
-            out.append(LoggedChange(seq: s, collection: RecordCollection(rawValue: c) ?? .sermons, id: id,
-                                    op: deleted ? .delete : .upsert, updatedAt: u, deviceId: d, record: .raw(body)))
-        }
-        return out
     }
 
     /// A logged change's body (`changes AS c`): its own, or, while it is its record's current version, the

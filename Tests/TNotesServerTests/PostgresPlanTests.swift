@@ -52,5 +52,31 @@ struct PostgresPlanTests {
             #expect(!pull.contains("Seq Scan on records"), "\(pull)")
         }
     }
-}
 
+    @Test("a snapshot page reads the primary key in order from its position, with statistics that see the user as empty")
+    func snapshotPageReadsTheKeyInOrder() throws {
+        let pg = try PostgresServer.shared.get()
+        let url = try pg.makeDatabase()
+        let server = ServerProcess(database: url)
+        let token = try server.addUser("alice")
+        try server.start()
+        defer { _ = server.stop() }
+        let http = HTTPTestClient(baseURL: server.baseURL, token: token)
+        let sermon = Wire.id()
+        var batch = [Wire.change(.sermons, Wire.sermon(sermon), deviceId: "devA")]
+        for i in 0..<400 { batch.append(Wire.change(.notes, Wire.note(Wire.id(), sermonId: sermon, text: "n\(i)"), deviceId: "devA")) }
+        #expect(try http.push(batch).statuses.allSatisfy { $0 == "applied" })
+        // Not analyzed: the planner sees the table as (nearly) empty, as during a first push of a new user.
+        let user = try pg.sql(url, "SELECT id FROM users WHERE name = 'alice'")
+        // The query and setting of PostgresServerStorage.records(user:after:limit:tombstones:).
+        let plan = try pg.sql(url, """
+            SET enable_sort = off; EXPLAIN SELECT seq, collection, id, deleted_at IS NOT NULL, updated_at, device_id, body FROM records
+            WHERE user_id = \(user) AND (collection, id) > ('notes', '0') AND deleted_at IS NULL ORDER BY collection, id LIMIT 100
+            """)
+        #expect(plan.contains("Index Scan using records_pkey"), "\(plan)")
+        #expect(!plan.contains("Sort"), "\(plan)")
+        // And the page itself, through the API: 100 records after the first key, in order.
+        let first = try http.get("/v1/sync/snapshot?limit=100", headers: noCache)
+        #expect(first.status == 200 && first.json?["changes"]?.arrayValue?.count == 100, "\(first.status)")
+    }
+}

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TNotesCore
+import TNotesSQLite
 import TNotesTestSupport
 
 /// One GET /v1/sync/snapshot page.
@@ -85,6 +86,15 @@ struct ServerSnapshotTests {
             }
             #expect(!snap.changes.contains { $0["record"]?["title"] == "Bob's" }, "only the user's own records")
 
+            if backend == .sqlite {
+                // A page is a range of the records' key index, read in its order (no sort).
+                let db = try SQLiteConnection(path: server.database.replacingOccurrences(of: "sqlite://", with: ""), create: false)
+                let plan = try db.query("""
+                    EXPLAIN QUERY PLAN SELECT seq, collection, id, deleted_at IS NOT NULL, updated_at, device_id, body FROM records
+                    WHERE user_id = ? AND (collection, id) > (?, ?) AND deleted_at IS NULL ORDER BY collection, id LIMIT ?
+                    """, [.int(1), .text("notes"), .text(""), .int(3)]).compactMap { $0[3].string }.joined(separator: "; ")
+                #expect(plan.contains("USING INDEX records_by_key") && !plan.contains("TEMP B-TREE"), "\(plan)")
+            }
             let withTombstones = try alice.snapshotAll(limit: 4, tombstones: true)
             #expect(withTombstones.changes.count == 9)
             let deleted = withTombstones.changes.filter { $0["op"] == "delete" }.compactMap { $0["id"]?.stringValue }
