@@ -41,9 +41,11 @@ public final class SQLiteServerStorage: ServerStorage, @unchecked Sendable {
     public init(path: String) throws {
         self.path = path
         db = try SQLiteConnection(path: path, create: true)
-        // A 128 MiB page cache (SQLite's default is 2 MiB): pushes look up and insert random UUID keys all
-        // over the file, and every page missed is a read system call.
-        try db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA cache_size=-131072; PRAGMA wal_autocheckpoint=10000;")
+        // A 32 MiB page cache (SQLite's default is 2 MiB). It was 128 MiB while keys were random UUIDs that
+        // a push looked up all over the file; with time-ordered ids (v7) a push and a pull touch the right
+        // edges of the indexes, and a larger cache only cost the writer fresh heap pages to fault in (12 % of
+        // its samples were clear_page in a 1× push). Interleaved A/B, 6 pairs: full sync median 5.1 -> 5.0 s.
+        try db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA cache_size=-32768; PRAGMA wal_autocheckpoint=10000;")
         reader = try SQLiteConnection(path: path, create: false, readOnly: true)
     }
 
