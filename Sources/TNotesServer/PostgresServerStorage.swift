@@ -276,9 +276,9 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
             return out
         }
 
-        /// The whole batch in five statements: which op ids are known, the stored versions of the batch's
-        /// records, then the log rows, the records' final versions and the op results, each as one
-        /// `unnest` insert. Decisions are made here in order, as `SyncService.merge` makes them.
+        /// The whole batch in five or six statements: which op ids are known, the stored versions of the
+        /// batch's records, then the log rows, the records' final versions (new ones inserted, stored ones
+        /// updated) and the op results, each as one `unnest` statement. Decisions are made here in order, as `SyncService.merge` makes them.
         func mergeBatch(_ changes: [Change], bodies: [String]) async throws -> [MergeVerdict] {
             if changes.isEmpty { return [] }
             // Both lookups probe the primary key once per change (LATERAL; LIMIT 1 keeps the planner from
@@ -314,36 +314,50 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
                 let devs = logged.map { $0.change.deviceId }
                 // A record's last version here is its current one: the record's row holds that body (schema
                 // step 8). An earlier one in the batch keeps its own ('' rides for NULL, as below).
-                let current = Set(plan.lastOfRecord)
-                let bodies = logged.indices.map { current.contains($0) ? "" : logged[$0].body }
+                let lastIndices = Set(plan.lastOfRecord)
+                let bodies = logged.indices.map { lastIndices.contains($0) ? "" : logged[$0].body }
                 try await conn.query("""
                     INSERT INTO changes(user_id, seq, collection, id, op, updated_at, device_id, body)
                     SELECT \(user), s, c, i, o, u, d, NULLIF(b, '')
                     FROM unnest(\(seqs)::int8[], \(cols)::text[], \(ids)::text[], \(ops)::text[], \(ups)::text[], \(devs)::text[],
                                 \(bodies)::text[]) AS t(s, c, i, o, u, d, b)
                     """, logger: logger)
-                // One row per record (its last version in this batch): ON CONFLICT may touch a row only once.
+                // One row per record (its last version in this batch). The lookup above ran under the user's
+                // lock, so it says exactly which exist: new records are plain inserts and the others plain
+                // updates. `INSERT … ON CONFLICT` would insert speculatively (a conflict probe, a token and a
+                // confirmation WAL record per row) for rows that cannot conflict.
                 let last = plan.lastOfRecord.map { logged[$0] }
-                let rSeqs = last.map(\.seq), rCols = last.map { $0.change.collection.rawValue }, rIds = last.map { $0.change.id }
-                // NULL cannot ride in these arrays: '' stands for it (never a valid sermon id or time).
-                let rSermons = last.map { $0.change.record.sermonId ?? "" }, rDeleted = last.map { $0.change.record.deletedAt ?? "" }
-                let rUps = last.map { $0.change.updatedAt }, rDevs = last.map { $0.change.deviceId }, rBodies = last.map(\.body)
-                try await conn.query("""
-                    INSERT INTO records(user_id, collection, id, sermon_id, updated_at, device_id, deleted_at, seq, body)
-                    SELECT \(user), c, i, NULLIF(sid, ''), u, d, NULLIF(del, ''), s, b
-                    FROM unnest(\(rCols)::text[], \(rIds)::text[], \(rSermons)::text[], \(rUps)::text[], \(rDevs)::text[],
-                                \(rDeleted)::text[], \(rSeqs)::int8[], \(rBodies)::text[]) AS t(c, i, sid, u, d, del, s, b)
-                    ON CONFLICT (user_id, collection, id) DO UPDATE SET sermon_id = excluded.sermon_id,
-                      updated_at = excluded.updated_at, device_id = excluded.device_id, deleted_at = excluded.deleted_at,
-                      seq = excluded.seq, body = excluded.body
-                    """, logger: logger)
+                let (fresh, stored) = (last.filter { current[BatchMergePlan.key($0.change)] == nil },
+                                       last.filter { current[BatchMergePlan.key($0.change)] != nil })
+                for (rows, isNew) in [(fresh, true), (stored, false)] where !rows.isEmpty {
+                    let rSeqs = rows.map(\.seq), rCols = rows.map { $0.change.collection.rawValue }, rIds = rows.map { $0.change.id }
+                    // NULL cannot ride in these arrays: '' stands for it (never a valid sermon id or time).
+                    let rSermons = rows.map { $0.change.record.sermonId ?? "" }, rDeleted = rows.map { $0.change.record.deletedAt ?? "" }
+                    let rUps = rows.map { $0.change.updatedAt }, rDevs = rows.map { $0.change.deviceId }, rBodies = rows.map(\.body)
+                    if isNew {
+                        try await conn.query("""
+                            INSERT INTO records(user_id, collection, id, sermon_id, updated_at, device_id, deleted_at, seq, body)
+                            SELECT \(user), c, i, NULLIF(sid, ''), u, d, NULLIF(del, ''), s, b
+                            FROM unnest(\(rCols)::text[], \(rIds)::text[], \(rSermons)::text[], \(rUps)::text[], \(rDevs)::text[],
+                                        \(rDeleted)::text[], \(rSeqs)::int8[], \(rBodies)::text[]) AS t(c, i, sid, u, d, del, s, b)
+                            """, logger: logger)
+                    } else {
+                        try await conn.query("""
+                            UPDATE records AS r SET sermon_id = NULLIF(t.sid, ''), updated_at = t.u, device_id = t.d,
+                              deleted_at = NULLIF(t.del, ''), seq = t.s, body = t.b
+                            FROM unnest(\(rCols)::text[], \(rIds)::text[], \(rSermons)::text[], \(rUps)::text[], \(rDevs)::text[],
+                                        \(rDeleted)::text[], \(rSeqs)::int8[], \(rBodies)::text[]) AS t(c, i, sid, u, d, del, s, b)
+                            WHERE r.user_id = \(user) AND r.collection = t.c AND r.id = t.i
+                            """, logger: logger)
+                    }
+                }
             }
             if !plan.ops.isEmpty {
+                // New op ids only (the plan left out every known one, and each once), under the user's lock.
                 let opIds = plan.ops.map(\.opId), opResults = plan.ops.map(\.result)
                 try await conn.query("""
                     INSERT INTO applied_ops(user_id, op_id, result)
                     SELECT \(user), o, r FROM unnest(\(opIds)::text[], \(opResults)::text[]) AS t(o, r)
-                    ON CONFLICT DO NOTHING
                     """, logger: logger)
             }
             return plan.verdicts
