@@ -11,21 +11,30 @@ import TNotesTestSupport
 /// sermon, so it cannot serve the lookup.
 @Suite("tnotes-server: PostgreSQL plans of a push")
 struct PostgresPlanTests {
-    @Test("a new user's record lookups probe the primary key, whatever the statistics say")
-    func newUserLookupsUseThePrimaryKey() throws {
+    /// A server on a fresh PostgreSQL database with `users`, the first of whom has pushed a sermon and 400
+    /// notes (its id is returned); the tables are not analyzed.
+    static func serverWithNotes(users: [String]) throws -> (pg: PostgresServer, url: String, server: ServerProcess, sermon: String,
+                                                            tokens: [String: String])
+    {
         let pg = try PostgresServer.shared.get()
         let url = try pg.makeDatabase()
         let server = ServerProcess(database: url)
-        let first = try server.addUser("first")
-        _ = try server.addUser("second")
+        var tokens = [String: String]()
+        for u in users { tokens[u] = try server.addUser(u) }
         try server.start()
-        defer { _ = server.stop() }
-        // The first user has records; the statistics are taken before the second user has any.
-        let http = HTTPTestClient(baseURL: server.baseURL, token: first)
+        let http = HTTPTestClient(baseURL: server.baseURL, token: tokens[users[0]])
         let sermon = Wire.id()
         var batch = [Wire.change(.sermons, Wire.sermon(sermon), deviceId: "devA")]
         for i in 0..<400 { batch.append(Wire.change(.notes, Wire.note(Wire.id(), sermonId: sermon, text: "n\(i)"), deviceId: "devA")) }
         #expect(try http.push(batch).statuses.allSatisfy { $0 == "applied" })
+        return (pg, url, server, sermon, tokens)
+    }
+
+    @Test("a new user's record lookups probe the primary key, whatever the statistics say")
+    func newUserLookupsUseThePrimaryKey() throws {
+        let (pg, url, server, sermon, _) = try Self.serverWithNotes(users: ["first", "second"])
+        defer { _ = server.stop() }
+        // The first user has records; the statistics are taken before the second user has any.
         _ = try pg.sql(url, "ANALYZE records")
         #expect(try pg.sql(url, "SELECT indexdef FROM pg_indexes WHERE indexname = 'records_by_sermon'").contains("(sermon_id, user_id, collection)"))
 
@@ -55,17 +64,9 @@ struct PostgresPlanTests {
 
     @Test("a snapshot page reads the primary key in order from its position, with statistics that see the user as empty")
     func snapshotPageReadsTheKeyInOrder() throws {
-        let pg = try PostgresServer.shared.get()
-        let url = try pg.makeDatabase()
-        let server = ServerProcess(database: url)
-        let token = try server.addUser("alice")
-        try server.start()
+        let (pg, url, server, _, tokens) = try Self.serverWithNotes(users: ["alice"])
         defer { _ = server.stop() }
-        let http = HTTPTestClient(baseURL: server.baseURL, token: token)
-        let sermon = Wire.id()
-        var batch = [Wire.change(.sermons, Wire.sermon(sermon), deviceId: "devA")]
-        for i in 0..<400 { batch.append(Wire.change(.notes, Wire.note(Wire.id(), sermonId: sermon, text: "n\(i)"), deviceId: "devA")) }
-        #expect(try http.push(batch).statuses.allSatisfy { $0 == "applied" })
+        let http = HTTPTestClient(baseURL: server.baseURL, token: tokens["alice"])
         // Not analyzed: the planner sees the table as (nearly) empty, as during a first push of a new user.
         let user = try pg.sql(url, "SELECT id FROM users WHERE name = 'alice'")
         // The query and setting of PostgresServerStorage.records(user:after:limit:tombstones:).
