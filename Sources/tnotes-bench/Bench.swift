@@ -66,7 +66,7 @@ struct Bench {
         say("\nJSON written to \(out)")
         // Every figure must have been measured (a speed is never pass/fail here; a missing figure is).
         let bad = report.figures.filter { !$0.value.isFinite || $0.value <= 0 || ($0.baseline.map { !$0.isFinite || $0 <= 0 } ?? false) }
-        let expected = 4 + 3 + (postgres == nil ? 3 : 9) + 2 + scales.count * (12 + 6 * (postgres == nil ? 1 : 2)) + (scales.contains(1) ? (postgres == nil ? 1 : 2) + 2 + 1 : 0)
+        let expected = 4 + 3 + (postgres == nil ? 3 : 9) + 2 + scales.count * (12 + 7 * (postgres == nil ? 1 : 2)) + (scales.contains(1) ? (postgres == nil ? 1 : 2) + 2 + 1 : 0)
         if !bad.isEmpty || (only == nil && report.figures.count != expected) {
             say("missing or invalid figures: \(bad.map(\.name)); \(report.figures.count) of \(expected) produced")
             exit(1)
