@@ -278,7 +278,8 @@ enum OpenAPIDocument {
                 "required": false,
                 "description": "Opaque: the `after` of the previous page (absent or empty: the first page). A position from a replaced server database starts over; text that is not a position at all answers 400.",
                 "schema": {
-                  "type": "string"
+                  "type": "string",
+                  "pattern": "^([^.]+\\.[+]?[0-9]{1,18}\\.(sermons|notes|transcripts|summaries|chatMessages|conflicts|publications)\\..+)?$"
                 }
               },
               {

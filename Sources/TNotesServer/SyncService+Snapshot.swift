@@ -16,11 +16,14 @@ struct SnapshotPosition: Equatable {
     }
 
     init?(_ text: String) {
-        let parts = text.split(separator: ".", maxSplits: 3, omittingEmptySubsequences: false)
+        // Split as bytes: as Characters, a dot followed by a combining mark or an emoji modifier is one
+        // grapheme, not a dot (schemathesis found it), and the position would not split where it was joined.
+        let parts = text.utf8.split(separator: UInt8(ascii: "."), maxSplits: 3, omittingEmptySubsequences: false)
+            .map { String(decoding: $0, as: UTF8.self) }
         guard parts.count == 4, !parts[0].isEmpty, let seq = Int64(parts[1]), seq >= 0,
-              let collection = RecordCollection(rawValue: String(parts[2])), !parts[3].isEmpty
+              let collection = RecordCollection(rawValue: parts[2]), !parts[3].isEmpty
         else { return nil }
-        self.init(epoch: String(parts[0]), seq: seq, last: RecordKey(collection, String(parts[3])))
+        self.init(epoch: parts[0], seq: seq, last: RecordKey(collection, parts[3]))
     }
 
     var text: String { "\(epoch).\(seq).\(last.collection.rawValue).\(last.id)" }

@@ -72,7 +72,7 @@ public actor SyncEngine {
     private var lastSuccessAt: String?
     private var lastError: String?
     private var triggerCounts: [SyncTrigger: Int] = [:]
-    private var wanted = false
+    var wanted = false
     private var force = false
     var networkUp = true
     private var debounceScheduled = false
@@ -101,7 +101,7 @@ public actor SyncEngine {
     /// The server answered 404 to a snapshot: first syncs pull the whole log (until the daemon restarts).
     var snapshotUnsupported = false
     /// The server epoch as the store has it (read once, then kept in step with it).
-    private var knownEpoch: String?
+    var knownEpoch: String?
     /// A pull is held when it would tombstone more than half of the live records, and at least this many
     /// (a person deleting 2 of their 3 sermons elsewhere is not a reset server).
     static let massDeleteFloor = 10
@@ -356,34 +356,6 @@ public actor SyncEngine {
         report.held = pull.held
         report.durationMs = Int(Timestamp.nowMillis() - started)
         return report
-    }
-
-    /// Compares the epoch a server answer carried with the one this device last synced with. A new epoch
-    /// means the server's database was replaced: the device deletes nothing, queues every record it holds
-    /// again and pulls from the start (the pull cursor is cleared), in one transaction; the queued records
-    /// go out in this cycle's push or the next one (`wanted`). True when that happened.
-    func noteServerEpoch(_ epoch: String?) async throws -> Bool {
-        guard let epoch else { return false }
-        // Known already: no transaction (this runs for every push answer and pull page).
-        if knownEpoch == nil { knownEpoch = try await store.read { s in try s.serverEpoch() } }
-        if knownEpoch == epoch { return false }
-        let requeued = try await store.write { s -> Int? in
-            guard let known = try s.serverEpoch() else {
-                try s.setServerEpoch(epoch)
-                return nil
-            }
-            guard known != epoch else { return nil }
-            let n = try s.requeueAllRecords()
-            try s.clearPullCursor()
-            try s.setServerEpoch(epoch)
-            return n
-        }
-        knownEpoch = epoch  // only once the store has it (and the records are queued)
-        guard let requeued else { return false }
-        logger.warning("the server's database was replaced (new epoch): pushing every record again and pulling from the start",
-                       metadata: ["records": "\(requeued)"])
-        wanted = true
-        return true
     }
 
     /// `sync.confirm`: the held pull may make its deletions; a sync starts now.

@@ -49,15 +49,28 @@ struct SyncSnapshotTests {
             try rig.a.start()
             let ca = try rig.rpc(0)
             let (live, _) = try Self.history(ca)
-            #expect(try rig.serverChanges().count == 39)
+            // Children of one sermon: a page is in key order, so they come before their sermon.
+            let parent = live.keys.sorted()[0]
+            for text in ["first point", "second point"] {
+                try ca.call("note.add", ["sermonId": .string(parent), "text": .string(text), "timestamp": 1])
+            }
+            try ca.call("transcript.set", ["sermonId": .string(parent), "text": "Grace and peace."])
+            try ca.call("chat.append", ["sermonId": .string(parent), "role": "user", "content": "What is grace?"])
+            try ca.call("sync.now", ["wait": true])
+            let logged = try rig.serverChanges().count
+            #expect(logged >= 43, "\(logged)")
 
             try rig.b.start()
             let cb = try rig.rpc(1)
             try cb.call("sync.now", ["wait": true])
             #expect(try Self.liveSermons(cb) == live)
-            #expect(Self.downloaded(rig.b) == 9, "one change per live record, not the log's 39")
+            #expect(Self.downloaded(rig.b) == 13, "one change per live record, not the log's \(logged)")
+            let sermon = try cb.call("sermon.get", ["id": .string(parent)])
+            #expect(sermon["notes"]?.arrayValue?.compactMap { $0["text"]?.stringValue } == ["first point", "second point"], "\(sermon.text)")
+            #expect(sermon["transcript"]?["text"] == "Grace and peace.", "\(sermon.text)")
+            #expect(try cb.call("chat.list", ["sermonId": .string(parent)]).arrayValue?.count == 1)
             let snapshots = rig.proxy!.seen(pathPrefix: "/v1/sync/snapshot")
-            #expect(snapshots.count == 2, "9 records in pages of 8: \(snapshots.map(\.path))")
+            #expect(snapshots.count == 2, "13 records in pages of 8: \(snapshots.map(\.path))")
             #expect(snapshots.allSatisfy { !$0.path.contains("tombstones=true") }, "an empty device needs no tombstones")
             #expect(!rig.proxy!.seen(pathPrefix: "/v1/sync/pull").isEmpty, "the log is pulled after the snapshot")
             let record = try #require(try cb.call("sermon.get", ["id": .string(live.keys.first!)]).objectValue)
@@ -69,7 +82,7 @@ struct SyncSnapshotTests {
             try ca.call("sync.now", ["wait": true])
             let next = try cb.call("sync.now", ["wait": true])
             #expect(next["pulled"]?.int64Value == 1, "\(next.text)")
-            #expect(Self.downloaded(rig.b) == 10)
+            #expect(Self.downloaded(rig.b) == 14)
             #expect(try Self.liveSermons(cb)[edited] == "later")
             #expect(rig.proxy!.seen(pathPrefix: "/v1/sync/snapshot").count == 2)
         }
