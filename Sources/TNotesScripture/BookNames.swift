@@ -176,6 +176,22 @@ enum BookNames {
         return words
     }()
 
+    /// Every word a book name is found by: the first words of unnumbered names and the bases of numbered ones
+    /// (`ReferenceGrammar.bookName` reads a book from one of these and from nothing else).
+    static let bookWords: Set<String> = Set(byFirstWord.keys).union(numbered.keys)
+
+    /// For each letter a...z, bit n set when some book word of n letters starts with it: most words of a
+    /// note are ruled out by this before a hashed look-up in `bookWords`.
+    static let bookWordLengths: [UInt16] = {
+        var masks = [UInt16](repeating: 0, count: 26)
+        for word in bookWords {
+            let first = word.utf8.first!
+            precondition(first >= 0x61 && first <= 0x7A && word.utf8.count <= 15, "book word \(word)")
+            masks[Int(first - 0x61)] |= 1 << word.utf8.count
+        }
+        return masks
+    }()
+
     /// Words that introduce a book and so make the reference unambiguous: "the book of Job 3",
     /// "the gospel of John chapter three".
     static let introducers: [[String]] = [

@@ -18,6 +18,12 @@ public enum ScriptureReferences {
     /// Every reference found in free text (notes, transcripts, summaries), written and spoken forms, in text
     /// order. A list yields one match per item ("Ps 23:1,4" → 23:1 and 23:4).
     public static func find(in text: String) -> [ScriptureMatch] {
+        guard mentionsBook(text) else { return [] }
+        return matches(in: text)
+    }
+
+    /// `find(in:)` without the pre-scan (`mentionsBook`): the tests hold the two to the same answers.
+    static func matches(in text: String) -> [ScriptureMatch] {
         let tokens = ReferenceTokenizer.tokenize(text)
         let grammar = ReferenceGrammar(tokens: tokens, mode: .find)
         var matches: [ScriptureMatch] = []
@@ -41,6 +47,44 @@ public enum ScriptureReferences {
         }
         return matches
     }
+
+    /// Whether `text` has a word that is a book name's first word or a numbered book's base
+    /// (`BookNames.bookWords`). Every reference `find` answers has one (`ReferenceGrammar.bookName` starts
+    /// from one), and most notes and transcript segments have none; for those, this one pass over the bytes
+    /// replaces the tokenizing. Measured with perf over a pulled 1× sync (100 k notes, 10 k transcripts, no
+    /// references): the reference search was 29 % of the page decoding's CPU.
+    ///
+    /// Its words are the runs of ASCII letters: every word the tokenizer gives a text (ASCII letters only, at
+    /// most `Token.maxWordLength`; any other word has an empty text and names no book) is such a run, since
+    /// every byte that ends a word there ends a run here. A run may be a piece of a longer non-ASCII word; that
+    /// only sends the text on to the tokenizer.
+    static func mentionsBook(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            var i = 0
+            let n = bytes.count
+            while i < n {
+                guard Self.isASCIILetter(bytes[i]) else {
+                    i += 1
+                    continue
+                }
+                let start = i
+                while i < n, Self.isASCIILetter(bytes[i]) { i += 1 }
+                let length = i - start
+                guard length <= Token.maxWordLength,
+                      BookNames.bookWordLengths[Int((bytes[start] | 0x20) &- 0x61)] & (1 << length) != 0 else { continue }
+                // At most 15 bytes: stored inline by String, no allocation.
+                let word = String(unsafeUninitializedCapacity: length) { buffer in
+                    for k in 0..<length { buffer[k] = bytes[start + k] | 0x20 }
+                    return length
+                }
+                if BookNames.bookWords.contains(word) { return true }
+            }
+            return false
+        }
+    }
+
+    private static func isASCIILetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
 
     /// Whether a book phrase can start at this token (`ReferenceGrammar.bookPhrase` answers the same nil for
     /// every token this rejects). Nearly every token of a note or transcript starts none, and the grammar asks

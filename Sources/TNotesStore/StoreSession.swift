@@ -183,6 +183,7 @@ public final class StoreSession {
                 """, [.text(Timestamp.now()), .text(why.rawValue), .text(change.collection.rawValue), .text(change.id)])
         }
         let body = prepared?.body ?? JSON.object(change.record).text
+        let sermonId = prepared.map(\.sermonId) ?? change.record.sermonId
         let sortKey: SQLValue = change.collection == .sermons ? SQLValue(change.record["date"]?.stringValue) : .null
         let syncState = origin == .local ? SyncState.pending : .synced
         try db.run("""
@@ -193,8 +194,8 @@ public final class StoreSession {
               deleted_at = excluded.deleted_at, sort_key = excluded.sort_key, sync_state = excluded.sync_state,
               body = excluded.body
             """,
-            [.text(change.collection.rawValue), .text(change.id), SQLValue(change.record.sermonId),
-             .text(change.updatedAt), .text(change.deviceId), SQLValue(change.record.deletedAt), sortKey,
+            [.text(change.collection.rawValue), .text(change.id), SQLValue(sermonId),
+             .text(change.updatedAt), .text(change.deviceId), SQLValue(prepared.map(\.deletedAt) ?? change.record.deletedAt), sortKey,
              .text(syncState.rawValue), .text(body)])
         if let greatest = greatestId[change.collection], greatest.utf8.lexicographicallyPrecedes(change.id.utf8) {
             greatestId[change.collection] = change.id
@@ -214,7 +215,7 @@ public final class StoreSession {
                  .text(change.json(recordText: body).text), .text(Timestamp.now())])
             outboxDelta.queued += 1
         }
-        changes.append(RecordChange(collection: change.collection, id: change.id, sermonId: change.record.sermonId,
+        changes.append(RecordChange(collection: change.collection, id: change.id, sermonId: sermonId,
                                     op: change.op, origin: origin))
         return outcome
     }

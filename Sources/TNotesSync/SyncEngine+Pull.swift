@@ -56,8 +56,9 @@ extension SyncEngine {
             case .unsupported: break
             }
         }
-        _ = try await applyPages(first: try await fetch(after: cursor).value, from: cursor, tally: &tally,
-                                 next: { page in page.hasMore ? self.fetch(after: page.cursor) : nil },
+        let client = self.client, limit = pullPageSize
+        _ = try await applyPages(first: try await Self.fetchLog(client, after: cursor, limit: limit).decoded(), from: cursor, tally: &tally,
+                                 fetch: { try await Self.fetchLog(client, after: $0, limit: limit) },
                                  mark: { s, page in try s.setPullCursor(page.cursor) })
         return (tally.applied, tally.held, tally.received)
     }
@@ -76,9 +77,10 @@ extension SyncEngine {
         let (resume, holds) = try await store.read { s in (try s.snapshotProgress(), try s.holdsRecords()) }
         // A device with records of its own needs the tombstones too, or it would keep what the server deleted.
         let tombstones = resume?.tombstones ?? holds
+        let client = self.client, limit = pullPageSize
         let first: DecodedPage
         do {
-            first = try await fetchSnapshot(after: resume?.after, tombstones: tombstones).value
+            first = try await Self.fetchSnapshot(client, after: resume?.after, limit: limit, tombstones: tombstones).decoded()
         } catch SyncFailure.client(let status, _) where [404, 405, 501].contains(status) {
             snapshotUnsupported = true
             logger.info("the server has no snapshots: the first sync pulls its whole log")
@@ -86,7 +88,7 @@ extension SyncEngine {
         }
         let last = try await applyPages(
             first: first, from: resume?.after, tally: &tally,
-            next: { page in page.snapshotAfter.map { self.fetchSnapshot(after: $0, tombstones: tombstones) } },
+            fetch: { try await Self.fetchSnapshot(client, after: $0, limit: limit, tombstones: tombstones) },
             mark: { s, page in
                 if let after = page.snapshotAfter {
                     try s.setSnapshotProgress(.init(after: after, tombstones: tombstones))
@@ -98,26 +100,27 @@ extension SyncEngine {
         return last.map { .done($0.cursor) } ?? .held
     }
 
-    /// Applies `first` and every page after it in order; page N+1 is fetched and decoded (`next`) while page
-    /// N is applied, so the HTTP round trip and the JSON work run beside the store's transaction. `mark`
-    /// records, in each page's own transaction, where the pull stands after it. Returns the last page
-    /// applied, or nil when a page was held back (`tally.held`).
-    private func applyPages(first: DecodedPage, from start: String?, tally: inout PullTally, next: (DecodedPage) -> Task<DecodedPage, any Error>?,
+    /// Applies `first` and every page after it in order. The pages after the one being applied are fetched
+    /// and decoded ahead (`PagesAhead`), so the HTTP round trips and the JSON work run beside the store's
+    /// transaction. `mark` records, in each page's own transaction, where the pull stands after it. Returns
+    /// the last page applied, or nil when a page was held back (`tally.held`).
+    private func applyPages(first: DecodedPage, from start: String?, tally: inout PullTally,
+                            fetch: @escaping PagesAhead.Fetch,
                             mark: @escaping @Sendable (StoreSession, DecodedPage) throws -> Void) async throws -> DecodedPage?
     {
         let confirmed = massDeleteConfirmed
         var page = first
         var previous = start
-        while true {
-            if page.position == previous && page.hasMore { throw SyncFailure.malformed("the pull position did not advance") }
-            // A new epoch: this page is from the start of the new server's log (our old cursor meant nothing
-            // there); the cursor was cleared, and the page applies as usual.
-            _ = try await noteServerEpoch(page.serverEpoch)
-            let following = page.hasMore ? next(page) : nil
-            let alreadyDeleted = tally.deleted, knownLive = tally.liveAtStart, current = page
-            let outcome: PageOutcome
-            do {
-                outcome = try await store.write { s -> PageOutcome in
+        var ahead = PagesAhead(after: first, depth: Self.pullPagesAhead, fetch: fetch, inFlight: inFlight)
+        do {
+            while true {
+                if page.position == previous && page.hasMore { throw SyncFailure.malformed("the pull position did not advance") }
+                // A new epoch: this page is from the start of the new server's log (our old cursor meant nothing
+                // there); the cursor was cleared, and the page applies as usual.
+                _ = try await noteServerEpoch(page.serverEpoch)
+                if page.hasMore { ahead.fill() }
+                let alreadyDeleted = tally.deleted, knownLive = tally.liveAtStart, current = page
+                let outcome = try await store.write { s -> PageOutcome in
                     let deletes = current.changes.filter { $0.change.op == .delete }.map { ($0.change.collection, $0.change.id) }
                     let deleting = deletes.isEmpty ? 0 : try s.liveCount(among: deletes)
                     var live = knownLive
@@ -128,54 +131,54 @@ extension SyncEngine {
                         let total = alreadyDeleted + deleting
                         if total >= Self.massDeleteFloor && total * 2 > atStart { return .held(total) }
                     }
-                    var applied = 0
-                    for change in current.changes where try s.apply(change, origin: .remote) == .applied { applied += 1 }
+                    // Borrowed from the page's buffer: a for-in copies each change out of it (a retain and a release
+                    // of its every field), and that copying was an eighth of the pulling writer's samples.
+                    let applied = try current.changes.withUnsafeBufferPointer { changes in
+                        var applied = 0
+                        for k in changes.indices where try s.apply(changes[k], origin: .remote) == .applied { applied += 1 }
+                        return applied
+                    }
                     try mark(s, current)
                     return .applied(applied, deleting: deleting, liveAtStart: live)
                 }
-            } catch {
-                following?.cancel()
-                _ = try? await following?.value
-                throw error
+                guard case .applied(let applied, let deleting, let live) = outcome else {
+                    await ahead.cancel()
+                    if case .held(let total) = outcome { tally.held = total }
+                    return nil
+                }
+                tally.liveAtStart = live
+                tally.deleted += deleting
+                if page.invalid > 0 { logger.warning("skipped invalid pulled changes", metadata: ["count": "\(page.invalid)"]) }
+                tally.applied += applied
+                tally.received += page.changes.count + page.invalid
+                progress.pulled += applied
+                emitProgress()
+                guard page.hasMore, let following = try await ahead.next() else {
+                    await ahead.cancel()
+                    return page
+                }
+                previous = page.position
+                page = following
             }
-            guard case .applied(let applied, let deleting, let live) = outcome else {
-                following?.cancel()
-                _ = try? await following?.value
-                if case .held(let total) = outcome { tally.held = total }
-                return nil
-            }
-            tally.liveAtStart = live
-            tally.deleted += deleting
-            if page.invalid > 0 { logger.warning("skipped invalid pulled changes", metadata: ["count": "\(page.invalid)"]) }
-            tally.applied += applied
-            tally.received += page.changes.count + page.invalid
-            progress.pulled += applied
-            emitProgress()
-            guard let following else { return page }
-            previous = page.position
-            page = try await following.value
+        } catch {
+            await ahead.cancel()
+            throw error
         }
     }
 
-    func fetch(after cursor: String?) -> Task<DecodedPage, any Error> {
-        let client = self.client, limit = pullPageSize
-        // Detached: the decoding runs on the pool, not on this actor (which stays free for status calls).
-        return inFlight.start {
-            let page = try await client.pull(cursor: cursor, limit: limit)
-            let (changes, invalid) = Self.prepare(page.changes)
-            return DecodedPage(changes: changes, invalid: invalid, cursor: page.cursor, hasMore: page.hasMore,
-                               serverEpoch: page.serverEpoch)
-        }
+    /// Pages fetched or decoded ahead of the one being applied (see `PagesAhead`). One was measured against
+    /// two: see the README's Performance section (round 5, ninth session).
+    static let pullPagesAhead = 2
+
+    static func fetchLog(_ client: SyncClient, after cursor: String?, limit: Int) async throws -> FetchedPage {
+        let page = try await client.pull(cursor: cursor, limit: limit)
+        return FetchedPage(changes: page.changes, cursor: page.cursor, hasMore: page.hasMore, serverEpoch: page.serverEpoch)
     }
 
-    private func fetchSnapshot(after: String?, tombstones: Bool) -> Task<DecodedPage, any Error> {
-        let client = self.client, limit = pullPageSize
-        return inFlight.start {
-            let page = try await client.snapshot(after: after, limit: limit, tombstones: tombstones)
-            let (changes, invalid) = Self.prepare(page.changes)
-            return DecodedPage(changes: changes, invalid: invalid, cursor: page.cursor, hasMore: page.hasMore,
-                               serverEpoch: page.serverEpoch, snapshotAfter: page.after)
-        }
+    static func fetchSnapshot(_ client: SyncClient, after: String?, limit: Int, tombstones: Bool) async throws -> FetchedPage {
+        let page = try await client.snapshot(after: after, limit: limit, tombstones: tombstones)
+        return FetchedPage(changes: page.changes, cursor: page.cursor, hasMore: page.hasMore, serverEpoch: page.serverEpoch,
+                           snapshotAfter: page.after)
     }
 
     /// Decodes, validates and prepares pulled changes for the store; the invalid ones are counted.

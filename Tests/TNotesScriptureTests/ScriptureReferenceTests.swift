@@ -1,5 +1,5 @@
 import Foundation
-import TNotesScripture
+@testable import TNotesScripture
 import XCTest
 
 /// Table-driven tests of the scripture reference parser, and a cross-check of its written forms against an
@@ -371,6 +371,43 @@ final class ScriptureReferenceTests: XCTestCase {
             }
             for reference in ScriptureReferences.parse(text) ?? [] { Self.assertValid(reference, text) }
         }
+    }
+
+    /// The pre-scan (`mentionsBook`) hides no reference: over every table case, and over random texts built
+    /// from book names, abbreviations, numbers, punctuation and non-ASCII pieces, `find` answers what the
+    /// tokens alone answer. And it does its job: plain prose without a book word is not tokenized.
+    func testBookPreScanHidesNoReference() {
+        var texts = Self.writtenCases.map(\.text) + Self.spokenCases.map(\.text) + Self.falsePositives
+        let pieces = ["John", "JOHN", "jn", "1", "2", "3", "16", ":", "-", "–", ",", ".", " ", " ", "Ps", "psalm", "chapter",
+                      "verse", "three", "sixteen", "Song", "of", "Songs", "the", "book", "gospel", "according", "to", "I", "II",
+                      "Cor", "first", "1st", "é", "Ré", "John\u{0301}", "\u{00A0}", "\u{2014}", "\u{2019}", "Mark", "job",
+                      "Thessalonians", "Thessaloniansx", "Rom", "romans", "Philemon", "phlm", "x", "a"]
+        var seed: UInt64 = 0xB00C
+        func next() -> Int {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return Int(truncatingIfNeeded: seed >> 33)
+        }
+        for _ in 0..<5000 {
+            var text = ""
+            for _ in 0..<(next() % 12) { text += pieces[next() % pieces.count] }
+            texts.append(text)
+        }
+        var found = 0
+        for text in texts {
+            let unfiltered = ScriptureReferences.matches(in: text)
+            XCTAssertEqual(ScriptureReferences.find(in: text).map(\.reference), unfiltered.map(\.reference), text.debugDescription)
+            if !unfiltered.isEmpty {
+                found += 1
+                XCTAssertTrue(ScriptureReferences.mentionsBook(text), text.debugDescription)
+            }
+        }
+        XCTAssertGreaterThan(found, 150, "the texts hold references")
+        for prose in ["Note 12 of sermon 7: grace abounds in the valley", "segment 3 faith hope love", "", "12:30 3-4",
+                      "Johnny came marching home", "the letters of the apostle"] {
+            XCTAssertFalse(ScriptureReferences.mentionsBook(prose), prose)
+        }
+        XCTAssertTrue(ScriptureReferences.mentionsBook("see 1Cor13"))
+        XCTAssertTrue(ScriptureReferences.mentionsBook("café John"))
     }
 
     static func assertValid(_ reference: ScriptureReference, _ text: String, line: UInt = #line) {
