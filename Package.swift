@@ -172,7 +172,9 @@ let package = Package(
             "TNotesProcessing", "TNotesScripture", "TNotesStore", "TNotesTestSupport", "TNotesCore", "tnotesd", "tnotes-server",
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "TNotesServerTests", dependencies: ["TNotesTestSupport", "TNotesCore", "TNotesSQLite", "TNotesServer", "tnotes-server"]),
+        .testTarget(name: "TNotesServerTests", dependencies: ["TNotesTestSupport", "TNotesCore", "TNotesSQLite", "TNotesServer", "tnotes-server",
+                                                                     .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                                                                     .product(name: "Logging", package: "swift-log")]),
     ]
 )
 

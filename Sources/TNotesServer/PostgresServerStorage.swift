@@ -205,6 +205,7 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
             let tx = Transaction(conn: conn, user: user, seq: seq, logger: logger)
             let result = try await body(tx)
             let final = tx.seq
+            if tx.savedSeq == final { return (result, final != seq) }
             try await conn.query("UPDATE user_seq SET seq = \(final) WHERE user_id = \(user)", logger: logger)
             if final != seq {
                 // Delivered to every listening instance when (and only if) this transaction commits.
@@ -212,6 +213,17 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
             }
             return (result, final != seq)
         }
+    }
+
+    /// Looks the batch up and plans its write before the transaction (see `Transaction.mergeBatch`). Nil when
+    /// the look-up fails or the batch needs the one-at-a-time merge: the transaction then does it all.
+    public func prepareBatch(user: Int64, changes: [Change], bodies: [String]) async -> (any Sendable)? {
+        guard !changes.isEmpty,
+              let rows = try? await client.query(PostgresPushBatch.lookUp(user: user, changes: changes), logger: logger),
+              let found = try? await PostgresPushBatch.found(rows),
+              let plan = BatchMergePlan(changes: changes, bodies: bodies, known: found.known, current: found.current)
+        else { return nil }
+        return PostgresPushBatch(user: user, changes: changes, found: found, plan: plan)
     }
 
     public func changes(user: Int64, after seq: Int64, limit: Int) async throws -> [LoggedChange] {

@@ -111,6 +111,10 @@ public protocol ServerStorage: Sendable {
     /// Where this backend keeps audio bytes: files under `directory`, or the database itself.
     func audioBlobs(directory: String) -> any AudioBlobStore
     func setAudio(user: Int64, _ info: AudioBlobInfo) async throws
+
+    /// Work on a push batch a backend can do before `transaction`, outside the user's lock, for its
+    /// transaction's `mergeBatch(_:bodies:prepared:)` to use if it still holds (nil: none; the default).
+    func prepareBatch(user: Int64, changes: [Change], bodies: [String]) async -> (any Sendable)?
 }
 
 /// What a push or legacy write may do inside its transaction.
@@ -138,6 +142,18 @@ public protocol ServerTransaction: Sendable {
     /// `changes[i].record`, made before the transaction (outside the backend's lock). Both backends look
     /// the batch up in two set-based statements (`BatchMergePlan`) instead of two per change.
     func mergeBatch(_ changes: [Change], bodies: [String]) async throws -> [MergeVerdict]
+    /// `mergeBatch` with what `ServerStorage.prepareBatch` made of the same changes before the transaction.
+    func mergeBatch(_ changes: [Change], bodies: [String], prepared: (any Sendable)?) async throws -> [MergeVerdict]
+}
+
+extension ServerTransaction {
+    public func mergeBatch(_ changes: [Change], bodies: [String], prepared: (any Sendable)?) async throws -> [MergeVerdict] {
+        try await mergeBatch(changes, bodies: bodies)
+    }
+}
+
+extension ServerStorage {
+    public func prepareBatch(user: Int64, changes: [Change], bodies: [String]) async -> (any Sendable)? { nil }
 }
 
 /// What a push did with one change: `applied`, `duplicate`, `superseded`, or `merged` with the record as

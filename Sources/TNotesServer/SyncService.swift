@@ -61,6 +61,22 @@ public struct SyncService: Sendable {
         let texts = parsed.map { item -> String? in
             if case .success(let c) = item.change { return JSON.object(c.record).text } else { return nil }
         }
+        // The batch's look-ups, merge plan and write statement, made before the user's lock is taken (while
+        // the device's batch before this one holds it); the transaction checks the look-ups still hold. Not
+        // for a batch with publications: their public ids are checked under the lock, and may drop changes.
+        let prepared: (any Sendable)?
+        if !parsed.contains(where: { if case .success(let c) = $0.change { c.collection == .publications } else { false } }) {
+            var valid = [Change](), bodies = [String]()
+            for (item, text) in zip(parsed, texts) {
+                if case .success(let c) = item.change, let text {
+                    valid.append(c)
+                    bodies.append(text)
+                }
+            }
+            prepared = await storage.prepareBatch(user: user, changes: valid, bodies: bodies)
+        } else {
+            prepared = nil
+        }
         return try await storage.transaction(user: user) { tx in
             let before = tx.seq
             // A public id belongs to the publication that first took it: another user's (or another
@@ -80,7 +96,7 @@ public struct SyncService: Sendable {
                     bodies.append(text)
                 }
             }
-            let verdicts = try await tx.mergeBatch(valid, bodies: bodies)
+            let verdicts = try await tx.mergeBatch(valid, bodies: bodies, prepared: prepared)
             guard verdicts.count == valid.count else { throw ServerError.storage("merge returned \(verdicts.count) verdicts for \(valid.count) changes") }
             var results = [PushResult]()
             results.reserveCapacity(batch.count)

@@ -1,0 +1,85 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import Testing
+import TNotesCore
+import TNotesServer
+import TNotesTestSupport
+
+/// On PostgreSQL a push batch is looked up, planned and its write statement built before the user's lock is
+/// taken (`ServerStorage.prepareBatch`); the transaction looks it up again under the lock and uses what was
+/// prepared only if it finds the same. These drive the storage directly, so that another push can be
+/// committed exactly between the preparing and the transaction.
+@Suite("tnotes-server: a PostgreSQL push batch prepared before the lock")
+struct PostgresPushBatchTests {
+    /// A migrated storage on a fresh database, its connection pool running, and a user's id.
+    static func withStorage(_ body: (PostgresServerStorage, Int64) async throws -> Void) async throws {
+        let url = try PostgresServer.shared.get().makeDatabase()
+        let storage = try PostgresServerStorage(url: url, logger: Logger(label: "test"))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await storage.connectionService?.run() }
+            defer { group.cancelAll() }
+            try await storage.migrate()
+            try await storage.createUser(name: "u", tokenHash: "hash-u", at: Timestamp.now())
+            let user = try #require(try await storage.userId(tokenHash: "hash-u"))
+            try await body(storage, user)
+        }
+    }
+
+    static func sermon(_ id: String, title: String, at updatedAt: String) -> (change: Change, body: String) {
+        let record: [String: JSON] = ["id": .string(id), "title": .string(title), "updatedAt": .string(updatedAt)]
+        let change = Change(opId: Identifier.make(), collection: .sermons, id: id, op: .upsert, updatedAt: updatedAt,
+                            deviceId: "devA", record: record)
+        return (change, JSON.object(record).text)
+    }
+
+    static func push(_ storage: PostgresServerStorage, _ user: Int64, _ batch: [(change: Change, body: String)],
+                     prepared: (any Sendable)?) async throws -> [String] {
+        try await storage.transaction(user: user) { tx in
+            try await tx.mergeBatch(batch.map(\.change), bodies: batch.map(\.body), prepared: prepared).map(\.status)
+        }
+    }
+
+    @Test("a batch prepared before another push changed its record is decided again under the lock")
+    func stalePreparationIsNotUsed() async throws {
+        try await Self.withStorage { storage, user in
+            let id = Identifier.make()
+            let older = Self.sermon(id, title: "older", at: "2026-01-01T00:00:00.000Z")
+            let newer = Self.sermon(id, title: "newer", at: "2026-01-02T00:00:00.000Z")
+            // Prepared while the record does not exist: as a plan, an insert of a new record.
+            let prepared = await storage.prepareBatch(user: user, changes: [older.change], bodies: [older.body])
+            #expect(prepared != nil)
+            #expect(try await Self.push(storage, user, [newer], prepared: nil) == ["applied"])
+            // Used as it was, the insert would break the primary key; decided again, it loses to the newer version.
+            #expect(try await Self.push(storage, user, [older], prepared: prepared) == ["superseded"])
+            #expect(try await storage.lastSeq(user: user) == 1)
+            let log = try await storage.changes(user: user, after: 0, limit: 10)
+            #expect(log.map(\.seq) == [1])
+            #expect(log.first?.updatedAt == newer.change.updatedAt)
+        }
+    }
+
+    @Test("a batch prepared before another push of other records is used, its seqs after that push's")
+    func preparationStillValidTakesSeqsUnderTheLock() async throws {
+        try await Self.withStorage { storage, user in
+            let mine = [Self.sermon(Identifier.make(), title: "a", at: "2026-01-01T00:00:00.000Z"),
+                        Self.sermon(Identifier.make(), title: "b", at: "2026-01-01T00:00:01.000Z")]
+            let prepared = await storage.prepareBatch(user: user, changes: mine.map(\.change), bodies: mine.map(\.body))
+            #expect(prepared != nil)
+            let other = Self.sermon(Identifier.make(), title: "other", at: "2026-01-01T00:00:02.000Z")
+            #expect(try await Self.push(storage, user, [other], prepared: nil) == ["applied"])
+            #expect(try await Self.push(storage, user, mine, prepared: prepared) == ["applied", "applied"])
+            #expect(try await storage.lastSeq(user: user) == 3)
+            let log = try await storage.changes(user: user, after: 0, limit: 10)
+            #expect(log.map(\.seq) == [1, 2, 3])
+            #expect(log.map(\.id) == [other.change.id] + mine.map(\.change.id))
+            // The records' rows carry the seqs of their versions: a snapshot names them.
+            let records = try await storage.records(user: user, after: nil, limit: 10, tombstones: false)
+            #expect(Set(records.map { "\($0.id)@\($0.seq)" })
+                    == Set([other.change.id + "@1", mine[0].change.id + "@2", mine[1].change.id + "@3"]))
+            // The same prepared batch again: every op id is now known, so it is decided again (duplicates).
+            #expect(try await Self.push(storage, user, mine, prepared: prepared) == ["duplicate", "duplicate"])
+            #expect(try await storage.lastSeq(user: user) == 3)
+        }
+    }
+}
