@@ -66,13 +66,7 @@ public struct SyncService: Sendable {
         // for a batch with publications: their public ids are checked under the lock, and may drop changes.
         let prepared: (any Sendable)?
         if !parsed.contains(where: { if case .success(let c) = $0.change { c.collection == .publications } else { false } }) {
-            var valid = [Change](), bodies = [String]()
-            for (item, text) in zip(parsed, texts) {
-                if case .success(let c) = item.change, let text {
-                    valid.append(c)
-                    bodies.append(text)
-                }
-            }
+            let (valid, bodies) = Self.mergeable(parsed, texts)
             prepared = await storage.prepareBatch(user: user, changes: valid, bodies: bodies)
         } else {
             prepared = nil
@@ -89,13 +83,7 @@ public struct SyncService: Sendable {
                 else { continue }
                 batch[k].change = .failure(FieldError(field: "record.publicId", reason: "no publication \(publicId) of this user"))
             }
-            var valid = [Change](), bodies = [String]()
-            for (item, text) in zip(batch, texts) {
-                if case .success(let c) = item.change, let text {
-                    valid.append(c)
-                    bodies.append(text)
-                }
-            }
+            let (valid, bodies) = Self.mergeable(batch, texts)
             let verdicts = try await tx.mergeBatch(valid, bodies: bodies, prepared: prepared)
             guard verdicts.count == valid.count else { throw ServerError.storage("merge returned \(verdicts.count) verdicts for \(valid.count) changes") }
             var results = [PushResult]()
@@ -113,6 +101,20 @@ public struct SyncService: Sendable {
             }
             return PushOutcome(results: results, seqBefore: before, seqAfter: tx.seq)
         }
+    }
+
+    /// The changes of a batch that go to the merge (the valid ones), with their canonical texts.
+    static func mergeable(_ batch: [(opId: String, change: Result<Change, FieldError>)], _ texts: [String?]) -> ([Change], [String]) {
+        var valid = [Change](), bodies = [String]()
+        valid.reserveCapacity(batch.count)
+        bodies.reserveCapacity(batch.count)
+        for (item, text) in zip(batch, texts) {
+            if case .success(let c) = item.change, let text {
+                valid.append(c)
+                bodies.append(text)
+            }
+        }
+        return (valid, bodies)
     }
 
     /// The one merge step: "duplicate" for an op id seen before; a three-way merge when the change was
