@@ -57,7 +57,11 @@ extension SyncEngine {
             }
         }
         let client = self.client, limit = pullPageSize
-        _ = try await applyPages(first: try await Self.fetchLog(client, after: cursor, limit: limit).decoded(), from: cursor, tally: &tally,
+        // Detached (as every page after it): the decoding runs on the pool, not on this actor (which stays
+        // free for status calls).
+        let from = cursor
+        let first = try await inFlight.start { try await Self.fetchLog(client, after: from, limit: limit).decoded() }.value
+        _ = try await applyPages(first: first, from: cursor, tally: &tally,
                                  fetch: { try await Self.fetchLog(client, after: $0, limit: limit) },
                                  mark: { s, page in try s.setPullCursor(page.cursor) })
         return (tally.applied, tally.held, tally.received)
@@ -80,7 +84,9 @@ extension SyncEngine {
         let client = self.client, limit = pullPageSize
         let first: DecodedPage
         do {
-            first = try await Self.fetchSnapshot(client, after: resume?.after, limit: limit, tombstones: tombstones).decoded()
+            first = try await inFlight.start {
+                try await Self.fetchSnapshot(client, after: resume?.after, limit: limit, tombstones: tombstones).decoded()
+            }.value
         } catch SyncFailure.client(let status, _) where [404, 405, 501].contains(status) {
             snapshotUnsupported = true
             logger.info("the server has no snapshots: the first sync pulls its whole log")
@@ -131,13 +137,8 @@ extension SyncEngine {
                         let total = alreadyDeleted + deleting
                         if total >= Self.massDeleteFloor && total * 2 > atStart { return .held(total) }
                     }
-                    // Borrowed from the page's buffer: a for-in copies each change out of it (a retain and a release
-                    // of its every field), and that copying was an eighth of the pulling writer's samples.
-                    let applied = try current.changes.withUnsafeBufferPointer { changes in
-                        var applied = 0
-                        for k in changes.indices where try s.apply(changes[k], origin: .remote) == .applied { applied += 1 }
-                        return applied
-                    }
+                    var applied = 0
+                    for change in current.changes where try s.apply(change, origin: .remote) == .applied { applied += 1 }
                     try mark(s, current)
                     return .applied(applied, deleting: deleting, liveAtStart: live)
                 }

@@ -357,14 +357,7 @@ final class ScriptureReferenceTests: XCTestCase {
                       "chapter", "verse", "three", "sixteen", "hundred", "and", "through", "Jude", "Song", "of",
                       "Songs", "the", "book", "I", "Cor", "first", "é", "—", "\u{00A0}", "Mark", "job", "0", "176",
                       "177", "Obadiah", "twenty", "one", "ff", "a"]
-        var seed: UInt64 = 0x5EED
-        func next() -> Int {
-            seed = seed &* 6364136223846793005 &+ 1442695040888963407
-            return Int(truncatingIfNeeded: seed >> 33)
-        }
-        for _ in 0..<3000 {
-            var text = ""
-            for _ in 0..<(next() % 14) { text += pieces[next() % pieces.count] }
+        for text in Self.randomTexts(pieces, count: 3000, maxPieces: 14, seed: 0x5EED) {
             for match in ScriptureReferences.find(in: text) {
                 XCTAssertTrue(match.range.lowerBound >= text.startIndex && match.range.upperBound <= text.endIndex)
                 Self.assertValid(match.reference, text)
@@ -382,16 +375,7 @@ final class ScriptureReferenceTests: XCTestCase {
                       "verse", "three", "sixteen", "Song", "of", "Songs", "the", "book", "gospel", "according", "to", "I", "II",
                       "Cor", "first", "1st", "é", "Ré", "John\u{0301}", "\u{00A0}", "\u{2014}", "\u{2019}", "Mark", "job",
                       "Thessalonians", "Thessaloniansx", "Rom", "romans", "Philemon", "phlm", "x", "a"]
-        var seed: UInt64 = 0xB00C
-        func next() -> Int {
-            seed = seed &* 6364136223846793005 &+ 1442695040888963407
-            return Int(truncatingIfNeeded: seed >> 33)
-        }
-        for _ in 0..<5000 {
-            var text = ""
-            for _ in 0..<(next() % 12) { text += pieces[next() % pieces.count] }
-            texts.append(text)
-        }
+        texts += Self.randomTexts(pieces, count: 5000, maxPieces: 12, seed: 0xB00C)
         var found = 0
         for text in texts {
             let unfiltered = ScriptureReferences.matches(in: text)
@@ -408,6 +392,21 @@ final class ScriptureReferenceTests: XCTestCase {
         }
         XCTAssertTrue(ScriptureReferences.mentionsBook("see 1Cor13"))
         XCTAssertTrue(ScriptureReferences.mentionsBook("café John"))
+    }
+
+    /// `count` texts, each of fewer than `maxPieces` pieces drawn from `pieces` by a fixed generator (the
+    /// same texts every run).
+    static func randomTexts(_ pieces: [String], count: Int, maxPieces: Int, seed: UInt64) -> [String] {
+        var seed = seed
+        func next() -> Int {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return Int(truncatingIfNeeded: seed >> 33)
+        }
+        return (0..<count).map { _ in
+            var text = ""
+            for _ in 0..<(next() % maxPieces) { text += pieces[next() % pieces.count] }
+            return text
+        }
     }
 
     static func assertValid(_ reference: ScriptureReference, _ text: String, line: UInt = #line) {
