@@ -286,14 +286,11 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
 
     /// One snapshot page: the user's records after a key, in key order (the primary key's).
     static func snapshotQuery(user: Int64, after: (collection: String, id: String), limit: Int, tombstones: Bool) -> PostgresQuery {
-        tombstones ? """
-            SELECT seq, collection, id, deleted_at IS NOT NULL, updated_at, device_id, body FROM records
-            WHERE user_id = \(user) AND (collection, id) > (\(after.collection), \(after.id)) ORDER BY collection, id LIMIT \(limit)
-            """ : """
-            SELECT seq, collection, id, deleted_at IS NOT NULL, updated_at, device_id, body FROM records
-            WHERE user_id = \(user) AND (collection, id) > (\(after.collection), \(after.id)) AND deleted_at IS NULL
-            ORDER BY collection, id LIMIT \(limit)
-            """
+        """
+        SELECT seq, collection, id, deleted_at IS NOT NULL, updated_at, device_id, body FROM records
+        WHERE user_id = \(user) AND (collection, id) > (\(after.collection), \(after.id))\(unescaped: tombstones ? "" : " AND deleted_at IS NULL")
+        ORDER BY collection, id LIMIT \(limit)
+        """
     }
 
     /// A logged change's body (`changes AS c`): its own, or, while it is its record's current version, the

@@ -50,15 +50,15 @@ extension SyncService {
             }
             if p.epoch == epoch { position = p }
         }
-        var seq = position?.seq ?? 0
-        if position == nil { seq = try await storage.lastSeq(user: user) }
-        let rows = try await storage.records(user: user, after: position?.last, limit: limit + 1, tombstones: tombstones)
-        let page = rows.prefix(limit)
+        let seq: Int64
+        if let position { seq = position.seq } else { seq = try await storage.lastSeq(user: user) }
+        let (page, hasMore) = Self.page(try await storage.records(user: user, after: position?.last, limit: limit + 1,
+                                                                  tombstones: tombstones), limit: limit)
         var answer: [String: JSON] = [
-            "changes": .array(page.map(\.json)), "cursor": .string("\(epoch).\(seq)"), "hasMore": .bool(rows.count > limit),
+            "changes": .array(page.map(\.json)), "cursor": .string("\(epoch).\(seq)"), "hasMore": .bool(hasMore),
             "serverEpoch": .string(epoch),
         ]
-        if rows.count > limit, let last = page.last {
+        if hasMore, let last = page.last {
             answer["after"] = .string(SnapshotPosition(epoch: epoch, seq: seq, last: RecordKey(last.collection, last.id)).text)
         }
         return .object(answer)

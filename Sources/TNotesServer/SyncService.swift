@@ -200,13 +200,17 @@ public struct SyncService: Sendable {
             if parts.count == 2, parts[0] == epoch, let s = Int64(parts[1]), s >= 0 { after = s }
             else if parts.count != 2 || Int64(parts[1]) == nil { throw APIError.badRequest("cursor", "is not a cursor this server issued") }
         }
-        let rows = try await storage.changes(user: user, after: after, limit: limit + 1)
-        let page = rows.prefix(limit)
+        let (page, hasMore) = Self.page(try await storage.changes(user: user, after: after, limit: limit + 1), limit: limit)
         let last = page.last?.seq ?? after
         return [
-            "changes": .array(page.map(\.json)), "cursor": .string("\(epoch).\(last)"), "hasMore": .bool(rows.count > limit),
+            "changes": .array(page.map(\.json)), "cursor": .string("\(epoch).\(last)"), "hasMore": .bool(hasMore),
             "serverEpoch": .string(epoch),
         ]
+    }
+
+    /// A page out of `limit + 1` rows read: the first `limit`, and whether there was one more.
+    static func page(_ rows: [LoggedChange], limit: Int) -> (ArraySlice<LoggedChange>, hasMore: Bool) {
+        (rows.prefix(limit), rows.count > limit)
     }
 
     /// The cursors just before and just after a push's changes (one epoch read for both).
