@@ -71,10 +71,6 @@ extension PostgresServerStorage {
             return out
         }
 
-        func mergeBatch(_ changes: [Change], bodies: [String]) async throws -> [MergeVerdict] {
-            try await mergeBatch(changes, bodies: bodies, prepared: nil)
-        }
-
         /// The whole batch in two statements under the user's lock: its look-up, and its write (see
         /// `PostgresPushBatch`). When the look-up finds what it found before the lock was taken, the batch
         /// `prepared` then (its plan and its write statement, bodies encoded) is used as it is: the lock is held

@@ -202,7 +202,8 @@ public final class SQLiteServerStorage: ServerStorage, @unchecked Sendable {
                        .text(change.deviceId), .text(JSON.object(change.record).text)])
         }
 
-        func mergeBatch(_ changes: [Change], bodies: [String]) async throws -> [MergeVerdict] {
+        /// Nothing is prepared before an SQLite transaction (`prepared` is always nil here).
+        func mergeBatch(_ changes: [Change], bodies: [String], prepared: (any Sendable)?) async throws -> [MergeVerdict] {
             if changes.isEmpty { return [] }
             // Two lookups for the whole batch, each list bound as one JSON array, instead of two per change.
             var known = Set<String>()

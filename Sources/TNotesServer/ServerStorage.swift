@@ -140,16 +140,9 @@ public protocol ServerTransaction: Sendable {
     /// Merges `changes` in order, exactly as `SyncService.merge` would one at a time (later changes see
     /// what earlier ones in the batch did); returns each one's verdict. `bodies[i]` is the canonical text of
     /// `changes[i].record`, made before the transaction (outside the backend's lock). Both backends look
-    /// the batch up in two set-based statements (`BatchMergePlan`) instead of two per change.
-    func mergeBatch(_ changes: [Change], bodies: [String]) async throws -> [MergeVerdict]
-    /// `mergeBatch` with what `ServerStorage.prepareBatch` made of the same changes before the transaction.
+    /// the batch up in two set-based statements (`BatchMergePlan`) instead of two per change. `prepared` is
+    /// what `ServerStorage.prepareBatch` made of the same changes before the transaction (nil: nothing).
     func mergeBatch(_ changes: [Change], bodies: [String], prepared: (any Sendable)?) async throws -> [MergeVerdict]
-}
-
-extension ServerTransaction {
-    public func mergeBatch(_ changes: [Change], bodies: [String], prepared: (any Sendable)?) async throws -> [MergeVerdict] {
-        try await mergeBatch(changes, bodies: bodies)
-    }
 }
 
 extension ServerStorage {

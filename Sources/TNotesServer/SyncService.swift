@@ -64,9 +64,9 @@ public struct SyncService: Sendable {
         // The batch's look-ups, merge plan and write statement, made before the user's lock is taken (while
         // the device's batch before this one holds it); the transaction checks the look-ups still hold. Not
         // for a batch with publications: their public ids are checked under the lock, and may drop changes.
+        let (valid, bodies) = Self.mergeable(parsed, texts)
         let prepared: (any Sendable)?
-        if !parsed.contains(where: { if case .success(let c) = $0.change { c.collection == .publications } else { false } }) {
-            let (valid, bodies) = Self.mergeable(parsed, texts)
+        if !valid.contains(where: { $0.collection == .publications }) {
             prepared = await storage.prepareBatch(user: user, changes: valid, bodies: bodies)
         } else {
             prepared = nil
@@ -76,14 +76,16 @@ public struct SyncService: Sendable {
             // A public id belongs to the publication that first took it: another user's (or another
             // record's) change naming it is refused as if the page did not exist (contract §6.5).
             var batch = batch
+            var refused = false
             for (k, item) in batch.enumerated() {
                 guard case .success(let c) = item.change, c.collection == .publications,
                       let publicId = c.record["publicId"]?.stringValue,
                       let owner = try await tx.publicIdOwner(publicId), owner.user != user || owner.recordId != c.id
                 else { continue }
                 batch[k].change = .failure(FieldError(field: "record.publicId", reason: "no publication \(publicId) of this user"))
+                refused = true
             }
-            let (valid, bodies) = Self.mergeable(batch, texts)
+            let (valid, bodies) = refused ? Self.mergeable(batch, texts) : (valid, bodies)
             let verdicts = try await tx.mergeBatch(valid, bodies: bodies, prepared: prepared)
             guard verdicts.count == valid.count else { throw ServerError.storage("merge returned \(verdicts.count) verdicts for \(valid.count) changes") }
             var results = [PushResult]()
