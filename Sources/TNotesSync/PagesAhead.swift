@@ -24,9 +24,9 @@ struct FetchedPage: Sendable {
 ///
 /// Each request needs the answer before it (its cursor says where the next page starts), so page N+1 is
 /// asked for as soon as page N has answered, not once N is decoded or applied, and up to `depth` pages are
-/// out or decoding at once. Why: with one page ahead, fetched once the page before it was taken, a page's
-/// round trip and its decoding ran one after the other while the store applied the page before; on a
-/// PostgreSQL server a page's query alone takes longer than the store's transaction, and the writer waited.
+/// out or decoding at once. Why: with one page ahead, asked for once the page before it was taken, a page's
+/// round trip and its decoding ran one after the other beside the store's transaction, and the writer
+/// waited for them (1× pull from a PostgreSQL server: 42–45 k changes/s that way, 44–48 k this way).
 ///
 /// Used by one task (the pull); the fetches and decodes run as tasks of `inFlight`, so cancelling the sync
 /// cancels them too.

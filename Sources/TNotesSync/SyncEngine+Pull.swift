@@ -167,8 +167,8 @@ extension SyncEngine {
         }
     }
 
-    /// Pages fetched or decoded ahead of the one being applied (see `PagesAhead`). One was measured against
-    /// two: see the README's Performance section (round 5, ninth session).
+    /// Pages fetched or decoded ahead of the one being applied (see `PagesAhead`). Measured against one and
+    /// three: see the README's Performance section (round 5, ninth session).
     static let pullPagesAhead = 2
 
     static func fetchLog(_ client: SyncClient, after cursor: String?, limit: Int) async throws -> FetchedPage {
