@@ -216,6 +216,45 @@ public enum Migrations {
                 PRIMARY KEY(collection, record_id)
             ) WITHOUT ROWID;
             """),
+        Migration(version: 9, summary: "three B-trees fewer per local write", sql: """
+            -- A durable write's cost grows with the pages its commit writes to the WAL (each ~13 µs on the
+            -- measured disk: 117 µs for one page, 216 µs for eight), and a note.add wrote eight. Three go here:
+            --
+            -- 1. outbox_by_record answered one question: does a pending record still have a queued entry? The
+            --    record now names its latest entry (queued_seq, in the row the write writes anyway), and the
+            --    question is a look-up of that seq. Entries are pushed and settled in seq order, so the latest
+            --    entry gone means every earlier one is too.
+            -- 2. op_id's UNIQUE index: op ids are fresh UUIDs made at the write, and nothing looks one up here
+            --    (the server is where an op id must be unique, and is checked).
+            -- 3. AUTOINCREMENT's counter row (sqlite_sequence). The store gives each entry a seq past both the
+            --    greatest in the table and every seq it gave since it opened (StoreSession.queue), so a running
+            --    daemon never gives one twice. A seq may come again after a restart, once its entry is gone:
+            --    nothing outlives a run holding one but queued_seq, which is only read with its record's id.
+            -- The outbox is rebuilt with its seqs for 2 and 3.
+            ALTER TABLE records ADD COLUMN queued_seq INTEGER;
+            UPDATE records SET queued_seq = (
+                SELECT max(seq) FROM outbox INDEXED BY outbox_by_record
+                 WHERE outbox.collection = records.collection AND outbox.record_id = records.id AND outbox.state = 'queued')
+             WHERE sync_state = 'pending';
+            DROP INDEX outbox_by_record;
+
+            CREATE TABLE outbox_v9(
+                seq INTEGER PRIMARY KEY,
+                op_id TEXT NOT NULL,
+                collection TEXT NOT NULL,
+                record_id TEXT NOT NULL,
+                op TEXT NOT NULL CHECK(op IN ('upsert','delete')),
+                change TEXT NOT NULL CHECK(json_valid(change)),
+                attempts INTEGER NOT NULL DEFAULT 0,
+                last_error TEXT,
+                state TEXT NOT NULL DEFAULT 'queued' CHECK(state IN ('queued','failed')),
+                created_at TEXT NOT NULL
+            );
+            INSERT INTO outbox_v9(seq, op_id, collection, record_id, op, change, attempts, last_error, state, created_at)
+                SELECT seq, op_id, collection, record_id, op, change, attempts, last_error, state, created_at FROM outbox ORDER BY seq;
+            DROP TABLE outbox;
+            ALTER TABLE outbox_v9 RENAME TO outbox;
+            """),
     ]
 
     public static var latestVersion: Int { all.last!.version }

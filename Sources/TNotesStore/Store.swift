@@ -34,6 +34,8 @@ public final class Store: @unchecked Sendable {
     var searchBacklog: SearchBacklog
     /// A catch-up of the search index is due on `queue` (see `scheduleSearchCatchUp`).
     var searchCatchUpScheduled = false
+    /// The least seq the next outbox entry may take (see `StoreSession.queue`); used on `queue` only.
+    var nextOutboxSeq: Int64 = 1
     /// Whether committed search rows wait for FTS: read by searches (any thread) before they query.
     let searchBehind = Mutex(false)
     /// How many `holdSearchIndex` holds are on (see there); any thread.
@@ -70,6 +72,9 @@ public final class Store: @unchecked Sendable {
         self.migratedFrom = opened.migratedFrom
         self.backupPath = opened.backupPath
         self.quickChecked = opened.quickChecked
+        if let failure = opened.walReserveFailure {
+            logger.warning("WAL space not reserved; writes will be slower", metadata: ["error": "\(failure)"])
+        }
         let db = opened.connection
         do {
             // The device id is made once and kept for the life of the database.

@@ -19,7 +19,6 @@ extension StoreSession {
     /// locally; the server, empty or not, merges each by its version. Returns how many were queued.
     @discardableResult
     public func requeueAllRecords() throws -> Int {
-        let now = Timestamp.now()
         var queued = 0
         for row in try db.query("SELECT collection, id, updated_at, device_id, deleted_at, body FROM records ORDER BY collection, id") {
             guard let name = row[0].string, let collection = RecordCollection(rawValue: name), let id = row[1].string,
@@ -29,12 +28,10 @@ extension StoreSession {
             let op: Change.Op = row[4].string == nil ? .upsert : .delete
             let change = Change(opId: Identifier.make(), collection: collection, id: id, op: op,
                                 updatedAt: row[2].string ?? "", deviceId: row[3].string ?? "", record: body)
-            try db.run("""
-                INSERT INTO outbox(op_id, collection, record_id, op, change, created_at) VALUES (?, ?, ?, ?, ?, ?)
-                """, [.text(change.opId), .text(name), .text(id), .text(op.rawValue), .text(change.json.text), .text(now)])
+            let seq = try queue(change, recordText: text)
+            try db.run("UPDATE records SET queued_seq = ? WHERE collection = ? AND id = ?", [seq, .text(name), .text(id)])
             queued += 1
         }
-        outboxDelta.queued += queued
         try db.run("UPDATE records SET sync_state = 'pending' WHERE sync_state = 'synced'")
         return queued
     }

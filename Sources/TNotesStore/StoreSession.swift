@@ -35,10 +35,14 @@ public final class StoreSession {
     /// WAL at 120 k records); instead a `pending` record whose outbox holds no queued entry any more reads
     /// as `synced`, which is what settling it one entry at a time would have written. (One difference: a
     /// version the server superseded reads `synced` from its settling on, not only once the winner is
-    /// pulled, which the same sync does next.)
+    /// pulled, which the same sync does next.) The entry asked about is the record's latest, named by its row
+    /// (`queued_seq`, store v9): the outbox is pushed and settled in seq order, so while an earlier entry of
+    /// the record is queued its latest is too. The record's id is checked with the seq: after a restart a seq
+    /// whose entry is gone may be given again, to another record.
     public static let syncStateSQL = """
-        CASE WHEN records.sync_state = 'pending' AND NOT EXISTS (SELECT 1 FROM outbox INDEXED BY outbox_by_record
-            WHERE outbox.collection = records.collection AND outbox.record_id = records.id AND outbox.state = 'queued')
+        CASE WHEN records.sync_state = 'pending' AND NOT EXISTS (SELECT 1 FROM outbox
+            WHERE outbox.seq = records.queued_seq AND outbox.state = 'queued' AND outbox.record_id = records.id
+              AND outbox.collection = records.collection)
         THEN 'synced' ELSE records.sync_state END
         """
 
@@ -186,17 +190,22 @@ public final class StoreSession {
         let sermonId = prepared.map(\.sermonId) ?? change.record.sermonId
         let sortKey: SQLValue = change.collection == .sermons ? SQLValue(change.record["date"]?.stringValue) : .null
         let syncState = origin == .local ? SyncState.pending : .synced
+        // A local version is queued first, so that its row names the entry (queued_seq, see `syncStateSQL`).
+        var queuedSeq = SQLValue.null
+        if origin == .local {
+            queuedSeq = try queue(change, recordText: body)
+        }
         try db.run("""
-            INSERT INTO records(collection, id, sermon_id, updated_at, device_id, deleted_at, sort_key, sync_state, body)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO records(collection, id, sermon_id, updated_at, device_id, deleted_at, sort_key, sync_state, queued_seq, body)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(collection, id) DO UPDATE SET
               sermon_id = excluded.sermon_id, updated_at = excluded.updated_at, device_id = excluded.device_id,
               deleted_at = excluded.deleted_at, sort_key = excluded.sort_key, sync_state = excluded.sync_state,
-              body = excluded.body
+              queued_seq = excluded.queued_seq, body = excluded.body
             """,
             [.text(change.collection.rawValue), .text(change.id), SQLValue(sermonId),
              .text(change.updatedAt), .text(change.deviceId), SQLValue(prepared.map(\.deletedAt) ?? change.record.deletedAt), sortKey,
-             .text(syncState.rawValue), .text(body)])
+             .text(syncState.rawValue), queuedSeq, .text(body)])
         if let greatest = greatestId[change.collection], greatest.utf8.lexicographicallyPrecedes(change.id.utf8) {
             greatestId[change.collection] = change.id
         }
@@ -207,17 +216,24 @@ public final class StoreSession {
                                 backlog: &store.searchBacklog)
         try indexReferences(collection: change.collection, record: change.record, replacing: existing != nil,
                             found: prepared?.references)
-        if origin == .local {
-            try db.run("""
-                INSERT INTO outbox(op_id, collection, record_id, op, change, created_at) VALUES (?, ?, ?, ?, ?, ?)
-                """,
-                [.text(change.opId), .text(change.collection.rawValue), .text(change.id), .text(change.op.rawValue),
-                 .text(change.json(recordText: body).text), .text(Timestamp.now())])
-            outboxDelta.queued += 1
-        }
         changes.append(RecordChange(collection: change.collection, id: change.id, sermonId: sermonId,
                                     op: change.op, origin: origin))
         return outcome
+    }
+
+    /// Puts a local change in the outbox as the exact text that will be pushed; returns its seq: past the
+    /// greatest in the table and past every seq given since the store opened (store v9 dropped AUTOINCREMENT,
+    /// whose counter row cost a page per write), so a running engine never meets a seq twice.
+    func queue(_ change: Change, recordText: String) throws -> SQLValue {
+        let seq = try db.scalar("""
+            INSERT INTO outbox(seq, op_id, collection, record_id, op, change, created_at)
+            VALUES (max(?, ifnull((SELECT max(seq) FROM outbox), 0) + 1), ?, ?, ?, ?, ?, ?) RETURNING seq
+            """,
+            [.int(store.nextOutboxSeq), .text(change.opId), .text(change.collection.rawValue), .text(change.id),
+             .text(change.op.rawValue), .text(change.json(recordText: recordText).text), .text(Timestamp.now())])
+        if let given = seq.int { store.nextOutboxSeq = given + 1 }
+        outboxDelta.queued += 1
+        return seq
     }
 
     /// The stored version of a record, nil when there is none. Ids are made in time order (UUID v7), so a

@@ -27,11 +27,15 @@ struct UpgradeTests {
         try FileManager.default.copyItem(atPath: try fixturesDirectory().appendingPathComponent("v\(version).sqlite").path,
                                          toPath: path)
         let before = try Self.digests(path)
+        let statesBefore = try Self.syncStates(path, sql: Self.syncStateBeforeV9)
         let store = try Store(path: path, backupDirectory: dir.file("backups"), logger: Logger(label: "test"))
         #expect(store.migratedFrom == version)
         #expect(store.schemaVersion == Migrations.latestVersion)
         store.close()
-        let after = try Self.digests(path)
+        // A column a step adds is not a row changed: the columns the fixture had are compared.
+        let after = try Self.digests(path, columnsOf: before)
+        // Every record reads the same sync state, however the store works it out (v9: the record's queued_seq).
+        #expect(try Self.syncStates(path, sql: StoreSession.syncStateSQL) == statesBefore)
         for (table, digest) in before {
             #expect(after[table] == digest, "table \(table) changed in the upgrade from v\(version)")
         }
@@ -48,8 +52,23 @@ struct UpgradeTests {
         print("upgrade v\(version) → v\(Migrations.latestVersion): " + before.keys.sorted().map { "\($0) \(before[$0]!.count)" }.joined(separator: ", "))
     }
 
-    /// table → (row count, digest of all rows in key order), for every table the fixture has.
-    static func digests(_ path: String) throws -> [String: Digest] {
+    /// How a record's sync state was read before store v9 (from the outbox by record).
+    static let syncStateBeforeV9 = """
+        CASE WHEN records.sync_state = 'pending' AND NOT EXISTS (SELECT 1 FROM outbox
+            WHERE outbox.collection = records.collection AND outbox.record_id = records.id AND outbox.state = 'queued')
+        THEN 'synced' ELSE records.sync_state END
+        """
+
+    /// "collection id state" for every record, in key order.
+    static func syncStates(_ path: String, sql: String) throws -> [String] {
+        let db = try SQLiteConnection(path: path, create: false)
+        return try db.query("SELECT collection, id, \(sql) FROM records ORDER BY collection, id")
+            .map { $0.values.map { "\($0)" }.joined(separator: " ") }
+    }
+
+    /// table → (row count, digest of all rows in key order), for every table the fixture has; with
+    /// `columnsOf`, of the columns those digests were made of.
+    static func digests(_ path: String, columnsOf reference: [String: Digest] = [:]) throws -> [String: Digest] {
         let db = try SQLiteConnection(path: path, create: false)
         var out = [String: Digest]()
         let tables = try db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
@@ -58,17 +77,18 @@ struct UpgradeTests {
         // at open (a new parser version), so they are left out of "every row kept".
         let derived = ["search_", "scripture_refs", "derived_state"]
         for t in tables where !derived.contains(where: { t.hasPrefix($0) }) {
-            let rows = try db.query("SELECT * FROM \(t) ORDER BY 1, 2")
-            var h = Hasher()
+            let columns = try reference[t]?.columns
+                ?? db.query("SELECT name FROM pragma_table_info(?) ORDER BY cid", [.text(t)]).compactMap { $0[0].string }
+            let rows = try db.query("SELECT \(columns.map { "\"\($0)\"" }.joined(separator: ", ")) FROM \(t) ORDER BY 1, 2")
             var text = ""
             for r in rows { text += r.values.map { "\($0)" }.joined(separator: "|") + "\n" }
-            h.combine(text)
-            out[t] = Digest(count: rows.count, text: text)
+            out[t] = Digest(columns: columns, count: rows.count, text: text)
         }
         return out
     }
 
     struct Digest: Equatable {
+        let columns: [String]
         let count: Int
         let text: String
     }

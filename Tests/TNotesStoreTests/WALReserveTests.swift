@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+import TNotesCore
+import TNotesStore
+import TNotesSQLite
+import TNotesTestSupport
+
+/// The store reserves its WAL's space with zeros when it opens (WALReserve), so that commits overwrite
+/// blocks instead of growing the file. The zeros must never read as frames: a copy of the files taken while
+/// the store is open (what a power cut leaves) recovers every committed write and nothing else.
+@Suite("store: WAL space reserved at open")
+struct WALReserveTests {
+    static let reserved = 32 + 1250 * (24 + 4096)  // a quarter more than 1000 pages, the checkpoint mark
+
+    func size(_ path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? -1
+    }
+
+    @Test func reservedAtOpenAndZerosNeverReadAsFrames() async throws {
+        let t = TempStore()
+        let store = try t.open()
+        #expect(size(t.dbPath + "-wal") == Self.reserved)
+        let sermon = Identifier.make()
+        var notes: [String] = []
+        try await store.write { s in _ = try s.commitLocal(.sermons, record: Rec.sermon(sermon, updatedAt: s.stamp()), op: .upsert) }
+        for k in 0..<40 {
+            let id = Identifier.make()
+            notes.append(id)
+            try await store.write { s in
+                _ = try s.commitLocal(.notes, record: Rec.note(id, sermonId: sermon, text: "note \(k)", at: Double(k), updatedAt: s.stamp()),
+                                      op: .upsert)
+            }
+        }
+        // Commits wrote into the reserved space: the file did not grow.
+        #expect(size(t.dbPath + "-wal") == Self.reserved)
+
+        // The files as a power cut would leave them: the WAL holds the commits, then zeros.
+        let copy = TempDirectory("walcopy")
+        for suffix in ["", "-wal"] {
+            try FileManager.default.copyItem(atPath: t.dbPath + suffix, toPath: copy.file("tnotes.sqlite") + suffix)
+        }
+        store.close()
+        let db = try SQLiteConnection(path: copy.file("tnotes.sqlite"), create: false)
+        #expect(try db.scalar("PRAGMA quick_check").string == "ok")
+        let stored = try db.query("SELECT id FROM records WHERE collection = 'notes' ORDER BY id").compactMap { $0[0].string }
+        #expect(stored == notes.sorted())
+        #expect(try db.scalar("SELECT count(*) FROM outbox").int == 41)
+    }
+
+    @Test func aStoreReopensOnItsReservedWAL() async throws {
+        let t = TempStore()
+        var store = try t.open()
+        let sermon = Identifier.make()
+        try await store.write { s in _ = try s.commitLocal(.sermons, record: Rec.sermon(sermon, updatedAt: s.stamp()), op: .upsert) }
+        store.close()
+        // A clean close checkpoints and empties the WAL; the next open reserves it again, and reads the same.
+        #expect(size(t.dbPath + "-wal") <= 0)
+        store = try t.open()
+        #expect(size(t.dbPath + "-wal") == Self.reserved)
+        #expect(try store.readSync { s in try s.record(.sermons, id: sermon) } != nil)
+        store.close()
+    }
+}
