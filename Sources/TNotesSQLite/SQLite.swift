@@ -18,6 +18,8 @@ private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 public final class SQLiteConnection {
     let handle: OpaquePointer
     private var statements: [String: Statement] = [:]
+    /// What the WAL hook of `setCheckpointPolicy` reads; held here so that it lives as long as the connection.
+    var walHookState: WALHookState?
 
     /// `readOnly`: the connection can never write (SQLite refuses); for a store's reader connection.
     public init(path: String, create: Bool, readOnly: Bool = false) throws {

@@ -110,13 +110,13 @@ public enum DatabaseFile {
             // savepoint would restore in a statement journal, a temporary file once past 64 KiB. A bulk import
             // of 22 k notes wrote 128 k pages to that file (a page number and a page each, 33 pwrite calls per
             // note against 2.3 for the WAL). It only lives until the savepoint is released: memory is enough.
-            // wal_autocheckpoint: SQLite's default of 1000 pages, the size of the WAL space reserved below. (Store
-            // v8 checkpointed every 10 000 pages: a 41 MB WAL, all of it grown at the commits after each start.
-            // The 1× full sync took 5.23–5.24 s with 1000, against 4.96–5.35 s with 10 000, interleaved runs.)
-            try db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-32768; PRAGMA wal_autocheckpoint=\(walCheckpointPages); PRAGMA temp_store=MEMORY;")
+            try db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-32768; PRAGMA temp_store=MEMORY;")
         } catch {
             throw .io(path: path, detail: "cannot set pragmas: \(error)")
         }
+        // Small commits wrap the WAL inside the space reserved below; large ones (a pull's pages) let it grow
+        // to 10 000 pages first (see CheckpointPolicy).
+        db.setCheckpointPolicy(CheckpointPolicy(smallCommitsAt: Int32(walCheckpointPages), anyCommitsAt: 10_000, smallCommit: 64))
         // A read opens the WAL file (creating it), then its space is reserved: see WALReserve. A quarter more
         // than a checkpoint's worth, for the commit that crosses the mark. Only speed depends on it: a store
         // whose WAL cannot be reserved (a full disk) still opens, and says so.
@@ -164,7 +164,7 @@ public enum DatabaseFile {
         return target
     }
 
-    /// Pages of WAL after which a commit checkpoints it (`PRAGMA wal_autocheckpoint`).
+    /// Pages of WAL after which a small commit checkpoints it (see `CheckpointPolicy`).
     static let walCheckpointPages = 1000
 
     /// `PRAGMA integrity_check` on an existing file, for `tnotesd --check-db`. Opens without creating.

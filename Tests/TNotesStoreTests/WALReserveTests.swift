@@ -60,4 +60,34 @@ struct WALReserveTests {
         #expect(try store.readSync { s in try s.record(.sermons, id: sermon) } != nil)
         store.close()
     }
+
+    /// Small commits checkpoint at 1000 frames, so the WAL wraps inside its reserved space; a large commit lets
+    /// it grow to 10 000 first (CheckpointPolicy).
+    @Test func smallCommitsWrapInsideTheReserveLargeOnesDoNotCheckpoint() async throws {
+        let t = TempStore()
+        let store = try t.open()
+        let sermon = Identifier.make()
+        try await store.write { s in _ = try s.commitLocal(.sermons, record: Rec.sermon(sermon, updatedAt: s.stamp()), op: .upsert) }
+        // ~600 commits of a few frames each: several times the reserve's 1250 frames.
+        for k in 0..<600 {
+            try await store.write { s in
+                _ = try s.commitLocal(.notes, record: Rec.note(Identifier.make(), sermonId: sermon, text: "note \(k)", at: Double(k),
+                                                               updatedAt: s.stamp()), op: .upsert)
+            }
+        }
+        #expect(size(t.dbPath + "-wal") == Self.reserved)
+
+        // One commit of ~1500 pages: the WAL holds it all afterwards (no checkpoint at 1000).
+        let text = String(repeating: "grace upon grace ", count: 200)
+        try await store.write { s in
+            for k in 0..<1500 {
+                _ = try s.commitLocal(.notes, record: Rec.note(Identifier.make(), sermonId: sermon, text: text + "\(k)", at: Double(k),
+                                                               updatedAt: s.stamp()), op: .upsert)
+            }
+        }
+        let frames = try t.sql().query("PRAGMA wal_checkpoint(PASSIVE)").first?[1].int ?? 0
+        #expect(frames > 1500, "the large commit's frames were checkpointed early: \(frames) left")
+        store.close()
+    }
 }
+
