@@ -42,8 +42,6 @@ public enum DatabaseFile {
         public let backupPath: String?
         /// Whether `PRAGMA quick_check` read the file (false for a new file, and for one unchanged since a clean close).
         public let quickChecked: Bool
-        /// Why the WAL's space could not be reserved (see `WALReserve`), if it could not.
-        public let walReserveFailure: String?
         /// What the last clean close recorded about the file (see `CleanCloseStamp`); nil when the file is
         /// not exactly as that close left it.
         public let cleanCloseFacts: [String: String]?
@@ -114,22 +112,11 @@ public enum DatabaseFile {
         } catch {
             throw .io(path: path, detail: "cannot set pragmas: \(error)")
         }
-        // Small commits wrap the WAL inside the space reserved below; large ones (a pull's pages) let it grow
-        // to 10 000 pages first (see CheckpointPolicy).
+        // Small commits wrap the WAL inside the space the store reserves (Store.reserveWAL); large ones (a
+        // pull's pages) let it grow to 10 000 pages first (see CheckpointPolicy).
         db.setCheckpointPolicy(CheckpointPolicy(smallCommitsAt: Int32(walCheckpointPages), anyCommitsAt: 10_000, smallCommit: 64))
-        // A read opens the WAL file (creating it), then its space is reserved: see WALReserve. A quarter more
-        // than a checkpoint's worth, for the commit that crosses the mark. Only speed depends on it: a store
-        // whose WAL cannot be reserved (a full disk) still opens, and says so.
-        var walReserveFailure: String?
-        do {
-            _ = try db.scalar("SELECT count(*) FROM sqlite_schema")
-            let pageSize = Int(try db.scalar("PRAGMA page_size").int ?? 4096)
-            try WALReserve.extend(walPath: path + "-wal", to: WALReserve.bytes(frames: walCheckpointPages * 5 / 4, pageSize: pageSize))
-        } catch {
-            walReserveFailure = "\(error)"
-        }
         return Opened(connection: db, schemaVersion: Migrations.latestVersion, migratedFrom: version, backupPath: backup,
-                      quickChecked: quickChecked, walReserveFailure: walReserveFailure,
+                      quickChecked: quickChecked,
                       // A migration changes the file: what the stamp said of it no longer counts.
                       cleanCloseFacts: version == Migrations.latestVersion ? cleanCloseFacts : nil)
     }

@@ -18,7 +18,7 @@ import Glibc
 ///
 /// Safe because SQLite reads a WAL only as far as its frames are valid: each frame carries the header's salts
 /// and a running checksum, which zeros never match, and a header of zeros means an empty WAL. It must only run
-/// while nothing writes the WAL (the store calls it once it is open, before it takes any write): zeros go only
+/// while nothing writes the WAL (the store runs it on its write queue, between transactions): zeros go only
 /// past the file's current end, where SQLite has written nothing yet.
 enum WALReserve {
     /// Bytes for the WAL's header and `frames` frames of `pageSize`-byte pages.

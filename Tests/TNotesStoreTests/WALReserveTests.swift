@@ -5,7 +5,7 @@ import TNotesStore
 import TNotesSQLite
 import TNotesTestSupport
 
-/// The store reserves its WAL's space with zeros when it opens (WALReserve), so that commits overwrite
+/// The store reserves its WAL's space with zeros as the first work of its queue (WALReserve), so that commits overwrite
 /// blocks instead of growing the file. The zeros must never read as frames: a copy of the files taken while
 /// the store is open (what a power cut leaves) recovers every committed write and nothing else.
 @Suite("store: WAL space reserved at open")
@@ -19,6 +19,7 @@ struct WALReserveTests {
     @Test func reservedAtOpenAndZerosNeverReadAsFrames() async throws {
         let t = TempStore()
         let store = try t.open()
+        try store.readSync { _ in }  // the reservation is the queue's first work
         #expect(size(t.dbPath + "-wal") == Self.reserved)
         let sermon = Identifier.make()
         var notes: [String] = []
@@ -56,6 +57,7 @@ struct WALReserveTests {
         // A clean close checkpoints and empties the WAL; the next open reserves it again, and reads the same.
         #expect(size(t.dbPath + "-wal") <= 0)
         store = try t.open()
+        try store.readSync { _ in }
         #expect(size(t.dbPath + "-wal") == Self.reserved)
         #expect(try store.readSync { s in try s.record(.sermons, id: sermon) } != nil)
         store.close()
