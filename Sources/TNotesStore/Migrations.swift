@@ -255,6 +255,63 @@ public enum Migrations {
             DROP TABLE outbox;
             ALTER TABLE outbox_v9 RENAME TO outbox;
             """),
+        Migration(version: 10, summary: "records in a rowid table: its key in an index of its own", sql: """
+            -- records was a WITHOUT ROWID table, and such a table's interior pages hold whole rows: with rows of
+            -- 300 B to 1.8 KB its fan-out was ~8, so 10.6 % of its pages were interior ones (1,630 at 120 k
+            -- records; ~26 k, 107 MB, at 1.9 M), and a look-up read seven levels at 1.9 M records. Past the
+            -- 32 MiB page cache each miss is a read system call, and a pull looks every record up. As a rowid
+            -- table (rows appended in insertion order) with its (collection, id) key in an index of ~60-byte
+            -- cells, the interior pages are 73 at 120 k records, a transcript stays in its leaf instead of
+            -- spilling to an overflow page, and the table with its key takes 22 % fewer pages. Measured: a pull
+            -- 52.5-55.7 k -> 63.5-65.5 k changes/s at 1x, 45.1 k -> 51.0 k at 16x. A local write costs what it
+            -- did (3.9 pages a note against 3.8: the key index's insert costs what the table's rebalancing did).
+            -- SQLite's way to change a table's definition: a new table, the rows copied, the old one dropped,
+            -- the new one renamed, and its indexes and the view that reads it made again.
+            DROP VIEW search_source;
+            CREATE TABLE records_v10(
+                collection TEXT NOT NULL,
+                id TEXT NOT NULL,
+                sermon_id TEXT,
+                updated_at TEXT NOT NULL,
+                device_id TEXT NOT NULL,
+                deleted_at TEXT,
+                sort_key TEXT,
+                sync_state TEXT NOT NULL DEFAULT 'pending' CHECK(sync_state IN ('pending','synced','error')),
+                body TEXT NOT NULL CHECK(json_valid(body) AND json_type(body) = 'object'),
+                queued_seq INTEGER,
+                PRIMARY KEY(collection, id)
+            );
+            INSERT INTO records_v10(collection, id, sermon_id, updated_at, device_id, deleted_at, sort_key, sync_state, body, queued_seq)
+                SELECT collection, id, sermon_id, updated_at, device_id, deleted_at, sort_key, sync_state, body, queued_seq
+                  FROM records ORDER BY collection, id;
+            DROP TABLE records;
+            ALTER TABLE records_v10 RENAME TO records;
+            CREATE INDEX records_by_sermon ON records(sermon_id, collection);
+            CREATE INDEX records_sermon_order ON records(sort_key DESC, id DESC) WHERE collection = 'sermons';
+            -- Search and the scripture look-ups join each hit to its sermon, to leave out a deleted sermon's. In
+            -- the rowid table that join is two look-ups (the key, then the row for deleted_at) on sermon rows
+            -- spread among the notes (search words p99 0.53-0.60 -> 0.61-0.62 ms). This index holds just the
+            -- live sermons, with every column the join reads: one look-up in ~130 pages at 10 k sermons. A
+            -- note's write does not touch it.
+            CREATE INDEX records_live_sermons ON records(id, collection, deleted_at) WHERE collection = 'sermons' AND deleted_at IS NULL;
+            CREATE VIEW search_source(collection, record_id, sermon_id, kind, start, body) AS
+                SELECT collection, id, id, 'sermon', NULL,
+                       json_extract(body, '$.title') || ' ' || coalesce(json_extract(body, '$.speaker'), '')
+                  FROM records WHERE collection = 'sermons' AND deleted_at IS NULL
+                UNION ALL
+                SELECT collection, id, sermon_id, 'note', json_extract(body, '$.timestamp'), json_extract(body, '$.text')
+                  FROM records WHERE collection = 'notes' AND deleted_at IS NULL
+                UNION ALL
+                SELECT r.collection, r.id, r.sermon_id, 'transcript', json_extract(seg.value, '$.start'), json_extract(seg.value, '$.text')
+                  FROM records AS r, json_each(r.body, '$.segments') AS seg
+                 WHERE r.collection = 'transcripts' AND r.deleted_at IS NULL
+                UNION ALL
+                SELECT collection, id, sermon_id, 'transcript', NULL, json_extract(body, '$.text')
+                  FROM records WHERE collection = 'transcripts' AND deleted_at IS NULL AND json_array_length(body, '$.segments') = 0
+                UNION ALL
+                SELECT collection, id, sermon_id, 'summary', NULL, json_extract(body, '$.title') || char(10) || json_extract(body, '$.text')
+                  FROM records WHERE collection = 'summaries' AND deleted_at IS NULL;
+            """),
     ]
 
     public static var latestVersion: Int { all.last!.version }
