@@ -7,13 +7,19 @@ import TNotesServer
 import TNotesTestSupport
 
 /// On PostgreSQL a push batch is looked up, planned and its write statement built before the user's lock is
-/// taken (`ServerStorage.prepareBatch`); the transaction looks it up again under the lock and uses what was
-/// prepared only if it finds the same. These drive the storage directly, so that another push can be
-/// committed exactly between the preparing and the transaction.
+/// taken (`ServerStorage.prepareBatch`); under the lock the transaction uses what was prepared only if no change
+/// to one of its records was logged since its look-up, or else if the look-up run again finds the same. These
+/// drive the storage directly, so that another push can be committed exactly between the preparing and the
+/// transaction.
 @Suite("tnotes-server: a PostgreSQL push batch prepared before the lock")
 struct PostgresPushBatchTests {
     /// A migrated storage on a fresh database, its connection pool running, and a user's id.
     static func withStorage(_ body: (PostgresServerStorage, Int64) async throws -> Void) async throws {
+        try await withStorage { storage, user, _ in try await body(storage, user) }
+    }
+
+    /// The same, with the database's URL (for statements made behind the storage's back).
+    static func withStorage(_ body: (PostgresServerStorage, Int64, String) async throws -> Void) async throws {
         let url = try PostgresServer.shared.get().makeDatabase()
         let storage = try PostgresServerStorage(url: url, logger: Logger(label: "test"))
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -22,7 +28,7 @@ struct PostgresPushBatchTests {
             try await storage.migrate()
             try await storage.createUser(name: "u", tokenHash: "hash-u", at: Timestamp.now())
             let user = try #require(try await storage.userId(tokenHash: "hash-u"))
-            try await body(storage, user)
+            try await body(storage, user, url)
         }
     }
 
@@ -56,6 +62,69 @@ struct PostgresPushBatchTests {
             let log = try await storage.changes(user: user, after: 0, limit: 10)
             #expect(log.map(\.seq) == [1])
             #expect(log.first?.updatedAt == newer.change.updatedAt)
+        }
+    }
+
+    @Test("a batch prepared before a concurrent push of the same change, which logged nothing, decides the same")
+    func concurrentSameChangeThatLoggedNothing() async throws {
+        try await Self.withStorage { storage, user in
+            let id = Identifier.make()
+            let newer = Self.sermon(id, title: "newer", at: "2026-01-02T00:00:00.000Z")
+            let older = Self.sermon(id, title: "older", at: "2026-01-01T00:00:00.000Z")
+            #expect(try await Self.push(storage, user, [newer], prepared: nil) == ["applied"])
+            // Prepared while its op id is unknown; then the same change (a retry racing it) is decided first. It
+            // loses to the newer version, so nothing is logged and the log check finds nothing changed.
+            let prepared = await storage.prepareBatch(user: user, changes: [older.change], bodies: [older.body])
+            #expect(prepared != nil)
+            #expect(try await Self.push(storage, user, [older], prepared: nil) == ["superseded"])
+            // The prepared write runs: it decides the same, and its op result insert leaves the stored one.
+            #expect(try await Self.push(storage, user, [older], prepared: prepared) == ["superseded"])
+            #expect(try await Self.push(storage, user, [older], prepared: nil) == ["duplicate"])
+            #expect(try await storage.lastSeq(user: user) == 1)
+            let log = try await storage.changes(user: user, after: 0, limit: 10)
+            #expect(log.map(\.updatedAt) == [newer.change.updatedAt])
+        }
+    }
+
+    @Test("a batch prepared before another push changed one of its records is decided again, every change of it")
+    func partlyStalePreparationIsDecidedAgain() async throws {
+        try await Self.withStorage { storage, user in
+            let a = Self.sermon(Identifier.make(), title: "a", at: "2026-01-01T00:00:00.000Z")
+            let bId = Identifier.make()
+            let bOlder = Self.sermon(bId, title: "b older", at: "2026-01-01T00:00:00.000Z")
+            let bNewer = Self.sermon(bId, title: "b newer", at: "2026-01-03T00:00:00.000Z")
+            let unrelated = Self.sermon(Identifier.make(), title: "unrelated", at: "2026-01-01T00:00:00.000Z")
+            let prepared = await storage.prepareBatch(user: user, changes: [a.change, bOlder.change], bodies: [a.body, bOlder.body])
+            #expect(prepared != nil)
+            // Two pushes committed in between: one of other records, one of b.
+            #expect(try await Self.push(storage, user, [unrelated], prepared: nil) == ["applied"])
+            #expect(try await Self.push(storage, user, [bNewer], prepared: nil) == ["applied"])
+            #expect(try await Self.push(storage, user, [a, bOlder], prepared: prepared) == ["applied", "superseded"])
+            let log = try await storage.changes(user: user, after: 0, limit: 10)
+            #expect(log.map(\.id) == [unrelated.change.id, bId, a.change.id])
+            #expect(log.map(\.seq) == [1, 2, 3])
+        }
+    }
+
+    /// postgres-nio hands back a statement's rows before PostgreSQL has run it, and an error comes with the rows:
+    /// a batch write whose rows were never read failed unseen, and the transaction's COMMIT, answered by a
+    /// ROLLBACK, passed. The push then answered `applied` for changes that were not stored.
+    @Test("a batch write that fails is an error, never an answer")
+    func failedWriteIsAnError() async throws {
+        try await Self.withStorage { storage, user, url in
+            let mine = Self.sermon(Identifier.make(), title: "mine", at: "2026-01-01T00:00:00.000Z")
+            let prepared = await storage.prepareBatch(user: user, changes: [mine.change], bodies: [mine.body])
+            #expect(prepared != nil)
+            // A row the plan did not expect, written with no change logged (as no code path here does): the
+            // prepared insert breaks the primary key.
+            _ = try PostgresServer.shared.get().sql(url, """
+                INSERT INTO records(user_id, collection, id, updated_at, device_id, seq, body)
+                VALUES (\(user), 'sermons', '\(mine.change.id)', '2025-01-01T00:00:00.000Z', 'elsewhere', 0, '{}')
+                """)
+            await #expect(throws: (any Error).self) { _ = try await Self.push(storage, user, [mine], prepared: prepared) }
+            #expect(try await storage.lastSeq(user: user) == 0)
+            let log = try await storage.changes(user: user, after: 0, limit: 10)
+            #expect(log.isEmpty)
         }
     }
 
