@@ -14,18 +14,10 @@ final class PostgresPushBatch: Sendable {
     struct Found: Sendable, Equatable {
         var known = Set<String>()
         var current = [String: RecordVersion]()
-        /// The user's seq in the look-up's snapshot: every record write logs a change past it.
-        var seq: Int64 = 0
-
-        /// Same op ids known, same stored versions (the seqs may differ).
-        func sameFindings(as other: Found) -> Bool { known == other.known && current == other.current }
     }
 
     let user: Int64
     let opIds: [String]
-    /// The batch's record keys, for `changedSince`.
-    let keyCollections: [String]
-    let keyIds: [String]
     let found: Found
     let verdicts: [MergeVerdict]
     let loggedCount: Int
@@ -45,34 +37,13 @@ final class PostgresPushBatch: Sendable {
             FROM (SELECT DISTINCT * FROM unnest(\(keyCollections)::text[], \(keyIds)::text[])) AS k(c, id)
             CROSS JOIN LATERAL (SELECT collection, id, updated_at, device_id FROM records
                                 WHERE user_id = \(user) AND collection = k.c AND id = k.id LIMIT 1) AS r
-            UNION ALL
-            SELECT 'seq', seq::text, '', '', '' FROM user_seq WHERE user_id = \(user)
             """
-    }
-
-    /// Whether a change to one of the batch's records was logged after `seq` (up to `upTo`, the locked seq):
-    /// run under the user's lock instead of the whole look-up again. Every record write logs a change with the
-    /// next seq, so none logged means every record the look-up read is as it found it. (An op id of the
-    /// batch that became known meanwhile, without a logged change, was a concurrent push of the same change
-    /// that was not applied; this batch then decides the same, and its op result insert does nothing.) The
-    /// range is read first (the changes of the batches committed since, by the log's key) and the keys probed in a
-    /// hash of the batch's keys: bounded by the range whatever the statistics say.
-    static func changedSince(user: Int64, seq: Int64, upTo: Int64, collections: [String], ids: [String]) -> PostgresQuery {
-        """
-        SELECT count(*) FROM (SELECT collection, id FROM changes WHERE user_id = \(user) AND seq > \(seq) AND seq <= \(upTo)
-                              OFFSET 0) AS c
-        WHERE (c.collection, c.id) IN (SELECT * FROM unnest(\(collections)::text[], \(ids)::text[]))
-        """
     }
 
     static func found(_ rows: PostgresRowSequence) async throws -> Found {
         var found = Found()
         for try await (kind, a, b, u, d) in rows.decode((String, String, String, String, String).self) {
-            switch kind {
-            case "op": found.known.insert(a)
-            case "seq": found.seq = Int64(a) ?? 0
-            default: found.current[a + "/" + b] = RecordVersion(updatedAt: u, deviceId: d)
-            }
+            if kind == "op" { found.known.insert(a) } else { found.current[a + "/" + b] = RecordVersion(updatedAt: u, deviceId: d) }
         }
         return found
     }
@@ -80,8 +51,6 @@ final class PostgresPushBatch: Sendable {
     init(user: Int64, changes: [Change], found: Found, plan: BatchMergePlan) {
         self.user = user
         self.opIds = changes.map(\.opId)
-        keyCollections = changes.map(\.collection.rawValue)
-        keyIds = changes.map(\.id)
         self.found = found
         verdicts = plan.verdicts
         loggedCount = plan.logged.count
@@ -131,24 +100,17 @@ final class PostgresPushBatch: Sendable {
             write.add("UPDATE user_seq SET seq = seq + ?::int8 WHERE user_id = $1", Int64(logged.count))
         }
         if !plan.ops.isEmpty {
-            // New op ids only (the plan left out every known one, and each once). One may have become known
-            // since the look-up only by a concurrent push of the same change that logged nothing (see
-            // `changedSince`): its result stands.
+            // New op ids only (the plan left out every known one, and each once).
             write.add("""
                 INSERT INTO applied_ops(user_id, op_id, result) SELECT $1, o, r FROM unnest(?::text[], ?::text[]) AS t(o, r)
-                ON CONFLICT DO NOTHING
                 """, plan.ops.map(\.opId), plan.ops.map(\.result))
         }
         self.write = write.query(notify: logged.isEmpty ? nil : PostgresChangeListener.channel)
     }
 
-    /// Whether this was made for these changes of this user.
-    func isFor(_ changes: [Change], user: Int64) -> Bool {
-        user == self.user && changes.count == opIds.count && zip(changes, opIds).allSatisfy { $0.opId == $1 }
-    }
-
     /// Whether this was made for these changes of this user and the look-up under the lock found the same.
     func matches(_ changes: [Change], found: Found, user: Int64) -> Bool {
-        isFor(changes, user: user) && found.sameFindings(as: self.found)
+        user == self.user && found == self.found && changes.count == opIds.count
+            && zip(changes, opIds).allSatisfy { $0.opId == $1 }
     }
 }

@@ -71,19 +71,13 @@ extension PostgresServerStorage {
             return out
         }
 
-        /// The whole batch in two statements under the user's lock: a check, and its write (see
-        /// `PostgresPushBatch`). The batch `prepared` before the lock was taken (its look-up, plan and write
-        /// statement, bodies encoded) is used as it is when none of its records changed since its look-up
-        /// (`changedSince`, a read of the few changes logged since) or, failing that, when the look-up run
-        /// again under the lock finds the same: the lock is held for the statements and the commit, not for the
-        /// Swift work of building them. Decisions are made in order, as `SyncService.merge` makes them.
+        /// The whole batch in two statements under the user's lock: its look-up, and its write (see
+        /// `PostgresPushBatch`). When the look-up finds what it found before the lock was taken, the batch
+        /// `prepared` then (its plan and its write statement, bodies encoded) is used as it is: the lock is held
+        /// for the two statements and the commit, not for the Swift work of building them. Decisions are made
+        /// in order, as `SyncService.merge` makes them.
         func mergeBatch(_ changes: [Change], bodies: [String], prepared: (any Sendable)?) async throws -> [MergeVerdict] {
             if changes.isEmpty { return [] }
-            if let ready = prepared as? PostgresPushBatch, ready.isFor(changes, user: user), ready.found.seq <= seq,
-               try await unchangedSince(ready)
-            {
-                return try await run(ready)
-            }
             let found = try await PostgresPushBatch.found(
                 try await conn.query(PostgresPushBatch.lookUp(user: user, changes: changes), logger: logger))
             let batch: PostgresPushBatch
@@ -94,24 +88,8 @@ extension PostgresServerStorage {
             } else {
                 return try await mergeEach(changes)
             }
-            return try await run(batch)
-        }
-
-        /// Whether no change to one of `batch`'s records was logged since its look-up's snapshot.
-        private func unchangedSince(_ batch: PostgresPushBatch) async throws -> Bool {
-            if batch.found.seq == seq { return true }
-            for try await n in try await conn.query(
-                PostgresPushBatch.changedSince(user: user, seq: batch.found.seq, upTo: seq,
-                                               collections: batch.keyCollections, ids: batch.keyIds),
-                logger: logger).decode(Int64.self)
-            {
-                return n == 0
-            }
-            return false
-        }
-
-        private func run(_ batch: PostgresPushBatch) async throws -> [MergeVerdict] {
-            // Read to the end: an error of the statement comes with its rows (see `failedWriteIsAnError`).
+            // Read to the end: postgres-nio hands back a statement's rows before PostgreSQL has run it, and an
+            // error of the statement comes with them (see `failedWriteIsAnError`).
             for try await _ in try await conn.query(batch.write, logger: logger) {}
             seq += Int64(batch.loggedCount)
             savedSeq = seq
