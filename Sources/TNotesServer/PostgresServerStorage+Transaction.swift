@@ -88,9 +88,7 @@ extension PostgresServerStorage {
             } else {
                 return try await mergeEach(changes)
             }
-            // Read to the end: postgres-nio hands back a statement's rows before PostgreSQL has run it, and an
-            // error of the statement comes with them (see `failedWriteIsAnError`).
-            for try await _ in try await conn.query(batch.write, logger: logger) {}
+            try await conn.runToCompletion(batch.write, logger: logger)
             seq += Int64(batch.loggedCount)
             savedSeq = seq
             return batch.verdicts

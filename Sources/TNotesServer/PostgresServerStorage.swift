@@ -87,9 +87,7 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
     public func migrate() async throws {
         try await client.withTransaction(logger: logger) { conn in
             // Two servers starting at once must not both migrate.
-            // Rows are read to the end wherever a statement returns any: postgres-nio hands them back before the
-            // statement has run, and an error comes with them (unread, it goes unseen, and COMMIT rolls back).
-            for try await _ in try await conn.query("SELECT pg_advisory_xact_lock(7419)", logger: logger) {}
+            try await conn.runToCompletion("SELECT pg_advisory_xact_lock(7419)", logger: logger)
             try await conn.query("CREATE TABLE IF NOT EXISTS schema_version(version INT NOT NULL)", logger: logger)
             var version = 0
             for try await v in try await conn.query("SELECT version FROM schema_version", logger: logger).decode(Int.self) {
@@ -100,7 +98,7 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
             }
             for (i, sql) in ServerSchema.postgres.enumerated() where i + 1 > version {
                 for statement in Self.statements(sql) {
-                    for try await _ in try await conn.query(PostgresQuery(unsafeSQL: statement), logger: logger) {}
+                    try await conn.runToCompletion(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
             }
             try await conn.query("DELETE FROM schema_version", logger: logger)
@@ -211,8 +209,7 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
             try await conn.query("UPDATE user_seq SET seq = \(final) WHERE user_id = \(user)", logger: logger)
             if final != seq {
                 // Delivered to every listening instance when (and only if) this transaction commits.
-                for try await _ in try await conn.query("SELECT pg_notify(\(PostgresChangeListener.channel), \(String(user)))",
-                                                        logger: logger) {}
+                try await conn.runToCompletion("SELECT pg_notify(\(PostgresChangeListener.channel), \(String(user)))", logger: logger)
             }
             return (result, final != seq)
         }
