@@ -72,23 +72,21 @@ extension PostgresServerStorage {
         }
 
         /// The whole batch in two statements under the user's lock: its look-up, and its write (see
-        /// `PostgresPushBatch`). When the look-up finds what it found before the lock was taken, the batch
-        /// `prepared` then (its plan and its write statement, bodies encoded) is used as it is: the lock is held
-        /// for the two statements and the commit, not for the Swift work of building them. Decisions are made
-        /// in order, as `SyncService.merge` makes them.
-        func mergeBatch(_ changes: [Change], bodies: [String], prepared: (any Sendable)?) async throws -> [MergeVerdict] {
+        /// `PostgresPushBatch`). Decisions are made in order, as `SyncService.merge` makes them. A batch
+        /// prepared before the lock was taken went through `PostgresServerStorage.applyPrepared` first; this
+        /// is for one that could not (its look-up no longer held, or it was not prepared).
+        func mergeBatch(_ changes: [Change], bodies: [String]) async throws -> [MergeVerdict] {
             if changes.isEmpty { return [] }
             let found = try await PostgresPushBatch.found(
                 try await conn.query(PostgresPushBatch.lookUp(user: user, changes: changes), logger: logger))
-            let batch: PostgresPushBatch
-            if let ready = prepared as? PostgresPushBatch, ready.matches(changes, found: found, user: user) {
-                batch = ready
-            } else if let plan = BatchMergePlan(changes: changes, bodies: bodies, known: found.known, current: found.current) {
-                batch = PostgresPushBatch(user: user, changes: changes, found: found, plan: plan)
-            } else {
+            guard let plan = BatchMergePlan(changes: changes, bodies: bodies, known: found.known, current: found.current) else {
                 return try await mergeEach(changes)
             }
-            try await conn.runToCompletion(batch.write, logger: logger)
+            let batch = PostgresPushBatch(user: user, changes: changes, found: found, plan: plan)
+            // Under the lock the look-up is exact, so the call's check finds nothing logged since it.
+            guard let before = try await batch.run(on: conn, logger: logger), before == seq else {
+                throw ServerError.storage("a push batch looked up under its user's lock was refused as stale")
+            }
             seq += Int64(batch.loggedCount)
             savedSeq = seq
             return batch.verdicts

@@ -215,8 +215,8 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
         }
     }
 
-    /// Looks the batch up and plans its write before the transaction (see `Transaction.mergeBatch`). Nil when
-    /// the look-up fails or the batch needs the one-at-a-time merge: the transaction then does it all.
+    /// Looks the batch up and plans its write before the user's lock is taken (see `PostgresPushBatch`). Nil
+    /// when the look-up fails or the batch needs the one-at-a-time merge: the transaction then does it all.
     public func prepareBatch(user: Int64, changes: [Change], bodies: [String]) async -> (any Sendable)? {
         guard !changes.isEmpty,
               let rows = try? await client.query(PostgresPushBatch.lookUp(user: user, changes: changes), logger: logger),
@@ -224,6 +224,25 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
               let plan = BatchMergePlan(changes: changes, bodies: bodies, known: found.known, current: found.current)
         else { return nil }
         return PostgresPushBatch(user: user, changes: changes, found: found, plan: plan)
+    }
+
+    /// One statement of its own, committed as it ends: the lock, the check and the write
+    /// (`tnotes_apply_batch`). Nil when the look-up no longer holds: a record of the batch was logged since,
+    /// or one of its op ids was taken (the same change pushed twice at once); nothing was kept then.
+    public func applyPrepared(_ prepared: any Sendable) async throws -> AppliedBatch? {
+        guard let batch = prepared as? PostgresPushBatch else { return nil }
+        let logger = self.logger
+        let before: Int64?
+        do {
+            before = try await client.withConnection { conn in try await batch.run(on: conn, logger: logger) }
+        } catch let e as PSQLError where e.serverInfo?[.sqlState] == "23505" && e.serverInfo?[.constraintName] == "applied_ops_pkey" {
+            return nil
+        }
+        guard let before else { return nil }
+        let after = before + Int64(batch.loggedCount)
+        // This instance's own pulls wake at once; the others by the NOTIFY the call sent.
+        if after != before { changeSignals.bump(batch.user) }
+        return AppliedBatch(verdicts: batch.verdicts, seqBefore: before, seqAfter: after)
     }
 
     public func changes(user: Int64, after seq: Int64, limit: Int) async throws -> [LoggedChange] {

@@ -112,9 +112,20 @@ public protocol ServerStorage: Sendable {
     func audioBlobs(directory: String) -> any AudioBlobStore
     func setAudio(user: Int64, _ info: AudioBlobInfo) async throws
 
-    /// Work on a push batch a backend can do before `transaction`, outside the user's lock, for its
-    /// transaction's `mergeBatch(_:bodies:prepared:)` to use if it still holds (nil: none; the default).
+    /// Work on a push batch a backend can do before taking the user's lock: its look-up and plan, for
+    /// `applyPrepared` (nil: none; the default).
     func prepareBatch(user: Int64, changes: [Change], bodies: [String]) async -> (any Sendable)?
+    /// Applies what `prepareBatch` made, committed on its own, if its look-up still holds under the user's
+    /// lock. Nil when it does not: nothing was kept, and the caller merges the batch in `transaction`.
+    func applyPrepared(_ prepared: any Sendable) async throws -> AppliedBatch?
+}
+
+/// A batch `ServerStorage.applyPrepared` applied: each change's verdict, and the user's seq just before and
+/// just after it (every seq in between is this batch's).
+public struct AppliedBatch: Sendable {
+    public let verdicts: [MergeVerdict]
+    public let seqBefore: Int64
+    public let seqAfter: Int64
 }
 
 /// What a push or legacy write may do inside its transaction.
@@ -140,13 +151,13 @@ public protocol ServerTransaction: Sendable {
     /// Merges `changes` in order, exactly as `SyncService.merge` would one at a time (later changes see
     /// what earlier ones in the batch did); returns each one's verdict. `bodies[i]` is the canonical text of
     /// `changes[i].record`, made before the transaction (outside the backend's lock). Both backends look
-    /// the batch up in two set-based statements (`BatchMergePlan`) instead of two per change. `prepared` is
-    /// what `ServerStorage.prepareBatch` made of the same changes before the transaction (nil: nothing).
-    func mergeBatch(_ changes: [Change], bodies: [String], prepared: (any Sendable)?) async throws -> [MergeVerdict]
+    /// the batch up in two set-based statements (`BatchMergePlan`) instead of two per change.
+    func mergeBatch(_ changes: [Change], bodies: [String]) async throws -> [MergeVerdict]
 }
 
 extension ServerStorage {
     public func prepareBatch(user: Int64, changes: [Change], bodies: [String]) async -> (any Sendable)? { nil }
+    public func applyPrepared(_ prepared: any Sendable) async throws -> AppliedBatch? { nil }
 }
 
 /// What a push did with one change: `applied`, `duplicate`, `superseded`, or `merged` with the record as

@@ -61,15 +61,16 @@ public struct SyncService: Sendable {
         let texts = parsed.map { item -> String? in
             if case .success(let c) = item.change { return JSON.object(c.record).text } else { return nil }
         }
-        // The batch's look-ups, merge plan and write statement, made before the user's lock is taken (while
-        // the device's batch before this one holds it); the transaction checks the look-ups still hold. Not
-        // for a batch with publications: their public ids are checked under the lock, and may drop changes.
+        // The batch's look-ups, merge plan and write, made before the user's lock is taken (while the
+        // device's batch before this one holds it) and applied on their own if the look-ups still hold then.
+        // Not for a batch with publications: their public ids are checked under the lock, and may drop changes.
         let (valid, bodies) = Self.mergeable(parsed, texts)
-        let prepared: (any Sendable)?
-        if !valid.contains(where: { $0.collection == .publications }) {
-            prepared = await storage.prepareBatch(user: user, changes: valid, bodies: bodies)
-        } else {
-            prepared = nil
+        if !valid.contains(where: { $0.collection == .publications }),
+           let prepared = await storage.prepareBatch(user: user, changes: valid, bodies: bodies),
+           let applied = try await storage.applyPrepared(prepared)
+        {
+            return try PushOutcome(results: Self.results(batch, applied.verdicts), seqBefore: applied.seqBefore,
+                                   seqAfter: applied.seqAfter)
         }
         return try await storage.transaction(user: user) { tx in
             let before = tx.seq
@@ -86,23 +87,31 @@ public struct SyncService: Sendable {
                 refused = true
             }
             let (valid, bodies) = refused ? Self.mergeable(batch, texts) : (valid, bodies)
-            let verdicts = try await tx.mergeBatch(valid, bodies: bodies, prepared: prepared)
-            guard verdicts.count == valid.count else { throw ServerError.storage("merge returned \(verdicts.count) verdicts for \(valid.count) changes") }
-            var results = [PushResult]()
-            results.reserveCapacity(batch.count)
-            var next = 0
-            for (opId, change) in batch {
-                switch change {
-                case .failure(let e):
-                    results.append(PushResult(opId: opId, status: "rejected", error: "\(e.field): \(e.reason)"))
-                case .success:
-                    let v = verdicts[next]
-                    results.append(PushResult(opId: opId, status: v.status, error: nil, record: v.record, version: v.version))
-                    next += 1
-                }
-            }
-            return PushOutcome(results: results, seqBefore: before, seqAfter: tx.seq)
+            let verdicts = try await tx.mergeBatch(valid, bodies: bodies)
+            return try PushOutcome(results: Self.results(batch, verdicts), seqBefore: before, seqAfter: tx.seq)
         }
+    }
+
+    /// Each change's result, in order: `rejected` for an invalid one, else its verdict (one per valid change).
+    static func results(_ batch: [(opId: String, change: Result<Change, FieldError>)], _ verdicts: [MergeVerdict]) throws
+        -> [PushResult]
+    {
+        let valid = batch.reduce(0) { n, item in if case .success = item.change { n + 1 } else { n } }
+        guard verdicts.count == valid else { throw ServerError.storage("merge returned \(verdicts.count) verdicts for \(valid) changes") }
+        var results = [PushResult]()
+        results.reserveCapacity(batch.count)
+        var next = 0
+        for (opId, change) in batch {
+            switch change {
+            case .failure(let e):
+                results.append(PushResult(opId: opId, status: "rejected", error: "\(e.field): \(e.reason)"))
+            case .success:
+                let v = verdicts[next]
+                results.append(PushResult(opId: opId, status: v.status, error: nil, record: v.record, version: v.version))
+                next += 1
+            }
+        }
+        return results
     }
 
     /// The changes of a batch that go to the merge (the valid ones), with their canonical texts.

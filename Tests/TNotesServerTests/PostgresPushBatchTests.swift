@@ -6,10 +6,11 @@ import TNotesCore
 import TNotesServer
 import TNotesTestSupport
 
-/// On PostgreSQL a push batch is looked up, planned and its write statement built before the user's lock is
-/// taken (`ServerStorage.prepareBatch`); the transaction looks it up again under the lock and uses what was
-/// prepared only if it finds the same. These drive the storage directly, so that another push can be
-/// committed exactly between the preparing and the transaction.
+/// On PostgreSQL a push batch is looked up, planned and its write call built before the user's lock is taken
+/// (`ServerStorage.prepareBatch`); the call takes the lock and writes only if none of the batch's records was
+/// logged since the look-up and none of its op ids was taken (`applyPrepared`), else the batch is looked up
+/// again and decided under the lock. These drive the storage directly, so that another push can be committed
+/// exactly between the preparing and the applying.
 @Suite("tnotes-server: a PostgreSQL push batch prepared before the lock")
 struct PostgresPushBatchTests {
     /// A migrated storage on a fresh database, its connection pool running, and a user's id.
@@ -38,11 +39,17 @@ struct PostgresPushBatchTests {
         return (change, JSON.object(record).text)
     }
 
+    /// As `SyncService.push` does it: what was prepared is applied on its own if its look-up still holds
+    /// (`fast`), else the batch is merged in a transaction, looked up under the lock.
     static func push(_ storage: PostgresServerStorage, _ user: Int64, _ batch: [(change: Change, body: String)],
-                     prepared: (any Sendable)?) async throws -> [String] {
-        try await storage.transaction(user: user) { tx in
-            try await tx.mergeBatch(batch.map(\.change), bodies: batch.map(\.body), prepared: prepared).map(\.status)
+                     prepared: (any Sendable)?) async throws -> (statuses: [String], fast: Bool) {
+        if let prepared, let applied = try await storage.applyPrepared(prepared) {
+            return (applied.verdicts.map(\.status), true)
         }
+        let statuses = try await storage.transaction(user: user) { tx in
+            try await tx.mergeBatch(batch.map(\.change), bodies: batch.map(\.body)).map(\.status)
+        }
+        return (statuses, false)
     }
 
     @Test("a batch prepared before another push changed its record is decided again under the lock")
@@ -54,9 +61,11 @@ struct PostgresPushBatchTests {
             // Prepared while the record does not exist: as a plan, an insert of a new record.
             let prepared = await storage.prepareBatch(user: user, changes: [older.change], bodies: [older.body])
             #expect(prepared != nil)
-            #expect(try await Self.push(storage, user, [newer], prepared: nil) == ["applied"])
+            #expect(try await Self.push(storage, user, [newer], prepared: nil).statuses == ["applied"])
             // Used as it was, the insert would break the primary key; decided again, it loses to the newer version.
-            #expect(try await Self.push(storage, user, [older], prepared: prepared) == ["superseded"])
+            let again = try await Self.push(storage, user, [older], prepared: prepared)
+            #expect(again.statuses == ["superseded"])
+            #expect(!again.fast)
             #expect(try await storage.lastSeq(user: user) == 1)
             let log = try await storage.changes(user: user, after: 0, limit: 10)
             #expect(log.map(\.seq) == [1])
@@ -75,9 +84,11 @@ struct PostgresPushBatchTests {
             let prepared = await storage.prepareBatch(user: user, changes: [a.change, bOlder.change], bodies: [a.body, bOlder.body])
             #expect(prepared != nil)
             // Two pushes committed in between: one of other records, one of b.
-            #expect(try await Self.push(storage, user, [unrelated], prepared: nil) == ["applied"])
-            #expect(try await Self.push(storage, user, [bNewer], prepared: nil) == ["applied"])
-            #expect(try await Self.push(storage, user, [a, bOlder], prepared: prepared) == ["applied", "superseded"])
+            #expect(try await Self.push(storage, user, [unrelated], prepared: nil).statuses == ["applied"])
+            #expect(try await Self.push(storage, user, [bNewer], prepared: nil).statuses == ["applied"])
+            let again = try await Self.push(storage, user, [a, bOlder], prepared: prepared)
+            #expect(again.statuses == ["applied", "superseded"])
+            #expect(!again.fast)
             let log = try await storage.changes(user: user, after: 0, limit: 10)
             #expect(log.map(\.id) == [unrelated.change.id, bId, a.change.id])
             #expect(log.map(\.seq) == [1, 2, 3])
@@ -100,8 +111,10 @@ struct PostgresPushBatchTests {
             _ = try PostgresServer.shared.get().sql(url, "ALTER TABLE changes DROP CONSTRAINT refuse_all")
             #expect(try await storage.lastSeq(user: user) == 0)
             #expect(try await storage.records(user: user, after: nil, limit: 10, tombstones: true).isEmpty)
-            // Nothing of it was kept, so the same push now applies.
-            #expect(try await Self.push(storage, user, [mine], prepared: nil) == ["applied"])
+            // Nothing of it was kept (its op id neither), so the same prepared push now applies.
+            let again = try await Self.push(storage, user, [mine], prepared: prepared)
+            #expect(again.statuses == ["applied"])
+            #expect(again.fast)
         }
     }
 
@@ -113,8 +126,10 @@ struct PostgresPushBatchTests {
             let prepared = await storage.prepareBatch(user: user, changes: mine.map(\.change), bodies: mine.map(\.body))
             #expect(prepared != nil)
             let other = Self.sermon(Identifier.make(), title: "other", at: "2026-01-01T00:00:02.000Z")
-            #expect(try await Self.push(storage, user, [other], prepared: nil) == ["applied"])
-            #expect(try await Self.push(storage, user, mine, prepared: prepared) == ["applied", "applied"])
+            #expect(try await Self.push(storage, user, [other], prepared: nil).statuses == ["applied"])
+            let applied = try await Self.push(storage, user, mine, prepared: prepared)
+            #expect(applied.statuses == ["applied", "applied"])
+            #expect(applied.fast)
             #expect(try await storage.lastSeq(user: user) == 3)
             let log = try await storage.changes(user: user, after: 0, limit: 10)
             #expect(log.map(\.seq) == [1, 2, 3])
@@ -123,8 +138,59 @@ struct PostgresPushBatchTests {
             let records = try await storage.records(user: user, after: nil, limit: 10, tombstones: false)
             #expect(Set(records.map { "\($0.id)@\($0.seq)" })
                     == Set([other.change.id + "@1", mine[0].change.id + "@2", mine[1].change.id + "@3"]))
-            // The same prepared batch again: every op id is now known, so it is decided again (duplicates).
-            #expect(try await Self.push(storage, user, mine, prepared: prepared) == ["duplicate", "duplicate"])
+            // The same prepared batch again: its records were logged since its look-up, so it is decided
+            // again, and every op id is now known (duplicates).
+            let again = try await Self.push(storage, user, mine, prepared: prepared)
+            #expect(again.statuses == ["duplicate", "duplicate"])
+            #expect(!again.fast)
+            #expect(try await storage.lastSeq(user: user) == 3)
+        }
+    }
+
+    /// A change that loses logs nothing, so only its op id tells that it was decided: a second copy of the same
+    /// push, prepared before the first one committed, must answer as a second processing does.
+    @Test("a batch whose op id was taken since its look-up, with nothing logged, is decided again")
+    func opIdTakenMeanwhileIsDecidedAgain() async throws {
+        try await Self.withStorage { storage, user in
+            let id = Identifier.make()
+            let newer = Self.sermon(id, title: "newer", at: "2026-01-02T00:00:00.000Z")
+            #expect(try await Self.push(storage, user, [newer], prepared: nil).statuses == ["applied"])
+            let older = Self.sermon(id, title: "older", at: "2026-01-01T00:00:00.000Z")
+            let prepared = await storage.prepareBatch(user: user, changes: [older.change], bodies: [older.body])
+            #expect(prepared != nil)
+            // The same change, pushed again and decided first: superseded, its op id kept, nothing logged.
+            #expect(try await Self.push(storage, user, [older], prepared: nil).statuses == ["superseded"])
+            let again = try await Self.push(storage, user, [older], prepared: prepared)
+            #expect(again.statuses == ["duplicate"])
+            #expect(!again.fast)
+            #expect(try await storage.lastSeq(user: user) == 1)
+        }
+    }
+
+    @Test("a batch applied on its own answers the seqs around it, and one that logs nothing an empty range")
+    func appliedOnItsOwnAnswersItsRange() async throws {
+        try await Self.withStorage { storage, user in
+            let first = [Self.sermon(Identifier.make(), title: "a", at: "2026-01-01T00:00:00.000Z")]
+            #expect(try await Self.push(storage, user, first, prepared: nil).statuses == ["applied"])
+            let batch = [Self.sermon(Identifier.make(), title: "b", at: "2026-01-01T00:00:01.000Z"),
+                         Self.sermon(Identifier.make(), title: "c", at: "2026-01-01T00:00:02.000Z")]
+            let prepared = try #require(await storage.prepareBatch(user: user, changes: batch.map(\.change), bodies: batch.map(\.body)))
+            let applied = try #require(try await storage.applyPrepared(prepared))
+            #expect(applied.verdicts.map(\.status) == ["applied", "applied"])
+            #expect(applied.seqBefore == 1)
+            #expect(applied.seqAfter == 3)
+            #expect(try await storage.lastSeq(user: user) == 3)
+            // Each logged row reads its body through its record (the current version's is kept there only).
+            let log = try await storage.changes(user: user, after: 1, limit: 10)
+            #expect(log.map(\.id) == batch.map(\.change.id))
+            #expect(log.map(\.seq) == [2, 3])
+            // An older version of b logs nothing: the seq stays, and the range is empty.
+            let stale = Self.sermon(batch[0].change.id, title: "old", at: "2025-01-01T00:00:00.000Z")
+            let losing = try #require(await storage.prepareBatch(user: user, changes: [stale.change], bodies: [stale.body]))
+            let none = try #require(try await storage.applyPrepared(losing))
+            #expect(none.verdicts.map(\.status) == ["superseded"])
+            #expect(none.seqBefore == 3)
+            #expect(none.seqAfter == 3)
             #expect(try await storage.lastSeq(user: user) == 3)
         }
     }
