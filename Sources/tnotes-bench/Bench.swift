@@ -338,6 +338,10 @@ struct Bench {
         defer { db.stop() }
         try Wait.forSocket("\(sd)/b.sock")
         let cb = try LineSocket(path: "\(sd)/b.sock")
+        // The setup's own writes (A's store copied just now, 280 MB at 1×, and the previous backend's stores)
+        // go to disk before the timer starts, not during the sync: written back meanwhile they held up every
+        // fsync of it. 1.5 GB left dirty added ~0.5 s to a PostgreSQL full sync of 5.3-5.5 s.
+        sync()
         usleep(500_000)
         let idleRss = db.rssKiB
         let serverCPU0 = server.cpuSeconds
@@ -363,6 +367,7 @@ struct Bench {
         let afterRss = db.rssKiB
         // C, a new device started now: its first sync takes the snapshot (B pulled the log: it had pulled once,
         // empty, at its start). The seeded log holds one change per record, so both download as many changes.
+        sync()  // B's store and the server's writes, as above
         let firstSync = try timed {
             let dc = try Child("\(bin)/tnotesd", ["--config", "\(sd)/tnotesd.toml", "--data-dir", "\(sd)/C/data", "--socket", "\(sd)/c.sock",
                                                   "--log-level", logLevel], env: env, log: "\(sd)/c.log")
