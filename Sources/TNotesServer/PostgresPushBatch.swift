@@ -80,7 +80,7 @@ final class PostgresPushBatch: Sendable {
         let new = rows(fresh), old = rows(stored)
         let channel = PostgresChangeListener.channel
         call = """
-            SELECT tnotes_apply_batch(\(user), \(found.seq), \(changes.map(\.collection.rawValue)), \(changes.map(\.id)),
+            SELECT tnotes_apply_batch(\(user), \(found.seq), \(changes.map(BatchMergePlan.key)),
               \(logged.map { $0.change.collection.rawValue }), \(logged.map { $0.change.id }),
               \(logged.map { $0.change.op.rawValue }), \(logged.map { $0.change.updatedAt }), \(logged.map { $0.change.deviceId }),
               \(logged.indices.map { lastIndices.contains($0) ? "" : logged[$0].body }),

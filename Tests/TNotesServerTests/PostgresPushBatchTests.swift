@@ -194,4 +194,36 @@ struct PostgresPushBatchTests {
             #expect(try await storage.lastSeq(user: user) == 3)
         }
     }
+
+    /// Stored records are updated one by one by their key inside the call (a set-based update was planned, from
+    /// statistics that saw the user as empty, as a read of all the user's records for every batch).
+    @Test("a batch applied on its own updates stored records, new and old versions both pull with their bodies")
+    func appliedOnItsOwnUpdatesStoredRecords() async throws {
+        try await Self.withStorage { storage, user, url in
+            // Statistics taken while the user had nothing, as a new user's first pushes see them.
+            _ = try PostgresServer.shared.get().sql(url, "ANALYZE")
+            let ids = (0..<3).map { _ in Identifier.make() }
+            let first = ids.map { Self.sermon($0, title: "first", at: "2026-01-01T00:00:00.000Z") }
+            #expect(try await Self.push(storage, user, first, prepared: nil).statuses == ["applied", "applied", "applied"])
+            // Two of them again, newer, beside a new one: an update of two stored records and an insert.
+            let fresh = Self.sermon(Identifier.make(), title: "new", at: "2026-01-02T00:00:00.000Z")
+            let second = [Self.sermon(ids[0], title: "second", at: "2026-01-02T00:00:00.000Z"), fresh,
+                          Self.sermon(ids[2], title: "second", at: "2026-01-02T00:00:00.000Z")]
+            let prepared = try #require(await storage.prepareBatch(user: user, changes: second.map(\.change), bodies: second.map(\.body)))
+            let applied = try #require(try await storage.applyPrepared(prepared))
+            #expect(applied.verdicts.map(\.status) == ["applied", "applied", "applied"])
+            #expect((applied.seqBefore, applied.seqAfter) == (3, 6))
+            let records = try await storage.records(user: user, after: nil, limit: 10, tombstones: true)
+            let titles = Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0.record.text) })
+            #expect(titles[ids[0]]?.contains("\"second\"") == true)
+            #expect(titles[ids[1]]?.contains("\"first\"") == true)
+            #expect(titles[ids[2]]?.contains("\"second\"") == true)
+            #expect(titles[fresh.change.id]?.contains("\"new\"") == true)
+            // The log keeps every version's body: the replaced ones moved into their log rows as they went.
+            let log = try await storage.changes(user: user, after: 0, limit: 10)
+            #expect(log.map(\.seq) == [1, 2, 3, 4, 5, 6])
+            #expect(log.map { $0.record.text.contains("\"first\"") } == [true, true, true, false, false, false])
+            #expect(log.map(\.id) == ids + [ids[0], fresh.change.id, ids[2]])
+        }
+    }
 }
