@@ -102,13 +102,9 @@ extension SyncEngine {
     /// (`ServerStorage.prepareBatch`), 14.5-15.3 ms a batch against 16.3 ms with two.
     static let pushesInFlight = 4
 
-    /// Whether two batches touch no record in common (so the server may apply them in either order).
-    static func disjoint(_ a: [StoreSession.QueuedChange], _ b: [StoreSession.QueuedChange]) -> Bool {
-        disjoint(keys(a), b)
-    }
-
-    /// Whether no record of `b` is among `keys`, a batch out's records (`keys(_:)`), made once per batch:
-    /// made again at every look, the set was a tenth of the pushing device's samples in a 1x push.
+    /// Whether batch `b` touches no record of a batch out (so the server may apply the two in either order).
+    /// `keys` are that batch's records (`keys(_:)`), made once per batch: made again at every look, the set
+    /// was a tenth of the pushing device's samples in a 1x push.
     static func disjoint(_ keys: Set<String>, _ b: [StoreSession.QueuedChange]) -> Bool {
         !b.contains { keys.contains($0.collection + "/" + $0.recordId) }
     }

@@ -19,7 +19,7 @@ struct PipelinedPushTests {
     @Test("two batches go out together only when no record is in both")
     func disjointBatches() {
         let s = Identifier.make(), n = Identifier.make()
-        let first = [Self.queued(1, "sermons", s), Self.queued(2, "notes", n)]
+        let first = SyncEngine.keys([Self.queued(1, "sermons", s), Self.queued(2, "notes", n)])
         #expect(SyncEngine.disjoint(first, [Self.queued(3, "notes", Identifier.make())]))
         // The same id in another collection is another record.
         #expect(SyncEngine.disjoint(first, [Self.queued(3, "transcripts", n)]))
