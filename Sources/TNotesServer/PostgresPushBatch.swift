@@ -66,26 +66,32 @@ final class PostgresPushBatch: Sendable {
         loggedCount = logged.count
         // Logged change k (from 1) takes seq base + k. A record's last version here is its current one: the
         // record's row holds that body (schema step 8), and its log row none ('' rides for NULL, as below).
-        let lastIndices = Set(plan.lastOfRecord)
-        let (fresh, stored) = (plan.lastOfRecord.filter { found.current[BatchMergePlan.key(logged[$0].change)] == nil },
-                               plan.lastOfRecord.filter { found.current[BatchMergePlan.key(logged[$0].change)] != nil })
-        // NULL cannot ride in these arrays: '' stands for it (never a valid sermon id, time or body).
-        func rows(_ r: [Int]) -> (c: [String], i: [String], sid: [String], u: [String], d: [String], del: [String],
-                                  k: [Int64], body: [String]) {
-            (r.map { logged[$0].change.collection.rawValue }, r.map { logged[$0].change.id },
-             r.map { logged[$0].change.record.sermonId ?? "" }, r.map { logged[$0].change.updatedAt },
-             r.map { logged[$0].change.deviceId }, r.map { logged[$0].change.record.deletedAt ?? "" },
-             r.map { Int64($0 + 1) }, r.map { logged[$0].body })
+        // One pass over the logged changes fills every column. A `map` per column copied each change (a struct
+        // of ten reference-counted fields) once per column: this init was 12.5 % of the server's samples in a
+        // 1× PostgreSQL push, 9.5 % now (most of the rest is postgres-nio encoding the arrays).
+        var log = LogColumns(capacity: logged.count)
+        var new = RecordColumns(), old = RecordColumns()
+        var lastOfRecord = plan.lastOfRecord.makeIterator()
+        var nextLast = lastOfRecord.next()
+        for (index, entry) in logged.enumerated() {
+            let isLast = index == nextLast
+            log.append(entry.change, body: isLast ? "" : entry.body)
+            guard isLast else { continue }
+            nextLast = lastOfRecord.next()
+            if found.current[BatchMergePlan.key(entry.change)] == nil {
+                new.append(entry.change, body: entry.body, place: Int64(index + 1))
+            } else {
+                old.append(entry.change, body: entry.body, place: Int64(index + 1))
+            }
         }
-        let new = rows(fresh), old = rows(stored)
         let channel = PostgresChangeListener.channel
         call = """
             SELECT tnotes_apply_batch(\(user), \(found.seq), \(changes.map(BatchMergePlan.key)),
-              \(logged.map { $0.change.collection.rawValue }), \(logged.map { $0.change.id }),
-              \(logged.map { $0.change.op.rawValue }), \(logged.map { $0.change.updatedAt }), \(logged.map { $0.change.deviceId }),
-              \(logged.indices.map { lastIndices.contains($0) ? "" : logged[$0].body }),
-              \(new.c), \(new.i), \(new.sid), \(new.u), \(new.d), \(new.del), \(new.k), \(new.body),
-              \(old.c), \(old.i), \(old.sid), \(old.u), \(old.d), \(old.del), \(old.k), \(old.body),
+              \(log.collections), \(log.ids), \(log.ops), \(log.updatedAts), \(log.deviceIds), \(log.bodies),
+              \(new.collections), \(new.ids), \(new.sermonIds), \(new.updatedAts), \(new.deviceIds), \(new.deletedAts),
+              \(new.places), \(new.bodies),
+              \(old.collections), \(old.ids), \(old.sermonIds), \(old.updatedAts), \(old.deviceIds), \(old.deletedAts),
+              \(old.places), \(old.bodies),
               \(plan.ops.map(\.opId)), \(plan.ops.map(\.result)), \(channel))
             """
     }
@@ -97,5 +103,46 @@ final class PostgresPushBatch: Sendable {
         for try await s in try await conn.query(call, logger: logger).decode(Int64.self) { before = s }
         guard let before else { throw ServerError.storage("tnotes_apply_batch gave no answer") }
         return before < 0 ? nil : before
+    }
+}
+
+/// The log rows of a batch as the call's parallel arrays. A record's last version in the batch logs ''
+/// for its body: its `records` row holds that body (schema step 8).
+struct LogColumns {
+    var collections = [String](), ids = [String](), ops = [String](), updatedAts = [String](), deviceIds = [String](),
+        bodies = [String]()
+
+    init(capacity: Int) {
+        for column in [\LogColumns.collections, \.ids, \.ops, \.updatedAts, \.deviceIds, \.bodies] {
+            self[keyPath: column].reserveCapacity(capacity)
+        }
+    }
+
+    mutating func append(_ change: Change, body: String) {
+        collections.append(change.collection.rawValue)
+        ids.append(change.id)
+        ops.append(change.op.rawValue)
+        updatedAts.append(change.updatedAt)
+        deviceIds.append(change.deviceId)
+        bodies.append(body)
+    }
+}
+
+/// Rows of `records` as the call's parallel arrays; `places` is each one's place among the batch's logged
+/// changes (from 1: its seq is the base plus that). NULL cannot ride in these arrays: '' stands for it (never
+/// a valid sermon id or time).
+struct RecordColumns {
+    var collections = [String](), ids = [String](), sermonIds = [String](), updatedAts = [String](), deviceIds = [String](),
+        deletedAts = [String](), places = [Int64](), bodies = [String]()
+
+    mutating func append(_ change: Change, body: String, place: Int64) {
+        collections.append(change.collection.rawValue)
+        ids.append(change.id)
+        sermonIds.append(change.record.sermonId ?? "")
+        updatedAts.append(change.updatedAt)
+        deviceIds.append(change.deviceId)
+        deletedAts.append(change.record.deletedAt ?? "")
+        places.append(place)
+        bodies.append(body)
     }
 }

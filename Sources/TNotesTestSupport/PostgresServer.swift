@@ -109,6 +109,14 @@ public final class PostgresServer: @unchecked Sendable {
         }
     }
 
+    /// Drops the database of `url` (made by `makeDatabase`), closing any connection still open to it.
+    public func dropDatabase(_ url: String) throws {
+        let name = String(url.split(separator: "/").last ?? "")
+        let r = try Self.runAsPostgres("\(bin)/psql", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-c",
+                                                       "DROP DATABASE \(name) WITH (FORCE)"])
+        guard r.status == 0 else { throw HarnessError("DROP DATABASE failed: \(r.stderr)") }
+    }
+
     func stop() {
         _ = try? Self.runAsPostgres("\(bin)/pg_ctl", ["-D", "\(dir)/data", "-m", "immediate", "stop"])
         try? FileManager.default.removeItem(atPath: dir)

@@ -25,11 +25,11 @@ struct Bench {
         let only = option("--only").map { Set($0.split(separator: ",").map(String.init)) }
         let out = option("--out") ?? "bench-results.json"
         let scales = (option("--scales") ?? (quick ? "1,4" : "1,4,16")).split(separator: ",").compactMap { Int($0) }
-        var postgres = option("--postgres")
-        if postgres == "auto" {
-            // A throwaway cluster on loopback (initdb in a temp dir), as the tests use, but durable (fsync=on).
-            postgres = try PostgresServer.durable.get().makeDatabase()
-        }
+        // A throwaway cluster on loopback (initdb in a temp dir), as the tests use, but durable (fsync=on); or the
+        // database of a URL.
+        let postgresOption = option("--postgres")
+        let postgres = PostgresDatabases(given: postgresOption == "auto" ? nil : postgresOption,
+                                         cluster: postgresOption == "auto" ? try PostgresServer.durable.get() : nil)
         let base = quick ? Sizes(sermons: 100, notesPerSermon: 10) : Sizes(sermons: 10_000, notesPerSermon: 10)
         let bench = try Bench(quick: quick, only: only)
         var report = Report(machine: Report.machineLine(), quick: quick)
@@ -66,7 +66,8 @@ struct Bench {
         say("\nJSON written to \(out)")
         // Every figure must have been measured (a speed is never pass/fail here; a missing figure is).
         let bad = report.figures.filter { !$0.value.isFinite || $0.value <= 0 || ($0.baseline.map { !$0.isFinite || $0 <= 0 } ?? false) }
-        let expected = 4 + 3 + (postgres == nil ? 3 : 9) + 2 + scales.count * (12 + 7 * (postgres == nil ? 1 : 2)) + (scales.contains(1) ? (postgres == nil ? 1 : 2) + 2 + 1 : 0)
+        let backends = postgres.isEmpty ? 1 : 2
+        let expected = 4 + 3 + 3 * (postgres.isEmpty ? 1 : 3) + 2 + scales.count * (12 + 7 * backends) + (scales.contains(1) ? backends + 2 + 1 : 0)
         if !bad.isEmpty || (only == nil && report.figures.count != expected) {
             say("missing or invalid figures: \(bad.map(\.name)); \(report.figures.count) of \(expected) produced")
             exit(1)
@@ -178,7 +179,7 @@ struct Bench {
 
     // MARK: 2–5 at one scale
 
-    func scaleRun(sizes: Sizes, scale: Int, postgres: String?, quick: Bool, rawWriteRate: Double?) throws -> [Figure] {
+    func scaleRun(sizes: Sizes, scale: Int, postgres: PostgresDatabases, quick: Bool, rawWriteRate: Double?) throws -> [Figure] {
         var figures = [Figure]()
         let d = "\(dir)/scale\(scale)"
         try FileManager.default.createDirectory(atPath: "\(d)/a", withIntermediateDirectories: true)
@@ -237,10 +238,13 @@ struct Bench {
         a.stop()
 
         // Full sync A → server → B, on SQLite and (if given) PostgreSQL.
-        var backends: [(String, String?)] = [("SQLite", nil)]
-        if let postgres { backends.append(("PostgreSQL", postgres)) }
-        for (name, url) in backends where wants("sync") {
-            figures.append(contentsOf: try fullSync(dir: d, sizes: sizes, scale: scale, backend: name, database: url))
+        if wants("sync") {
+            figures.append(contentsOf: try fullSync(dir: d, sizes: sizes, scale: scale, backend: "SQLite", database: nil))
+            if !postgres.isEmpty {
+                let url = try postgres.fresh()
+                defer { postgres.release(url) }
+                figures.append(contentsOf: try fullSync(dir: d, sizes: sizes, scale: scale, backend: "PostgreSQL", database: url))
+            }
         }
 
         // Durable writes into the seeded store (last: the notes it adds must not count in the sync above).

@@ -5,15 +5,18 @@ extension Bench {
     /// Contract §6.4 figures: edit-to-other-device latency (from `note.add` answered on A to the
     /// `record.changed` event on B's subscription), on SQLite, PostgreSQL, and PostgreSQL with A and B on two
     /// server instances; and the server's RSS and CPU while 1,000 devices hold a waiting pull.
-    func realtime(postgres: String?, edits: Int, idlePulls: Int) throws -> [Figure] {
+    func realtime(postgres: PostgresDatabases, edits: Int, idlePulls: Int) throws -> [Figure] {
         var figures = [Figure]()
-        var setups: [(name: String, database: String?, instances: Int)] = [("SQLite", nil, 1)]
-        if let postgres {
-            setups.append(("PostgreSQL", postgres, 1))
-            setups.append(("PostgreSQL, two instances", postgres, 2))
+        var setups: [(name: String, postgres: Bool, instances: Int)] = [("SQLite", false, 1)]
+        if !postgres.isEmpty {
+            setups.append(("PostgreSQL", true, 1))
+            setups.append(("PostgreSQL, two instances", true, 2))
         }
         for (i, setup) in setups.enumerated() {
-            let lat = try editLatency(dir: "\(dir)/realtime-\(i)", database: setup.database, instances: setup.instances, edits: edits)
+            // Each PostgreSQL setup on a database of its own, as each SQLite one on a directory of its own.
+            let database = setup.postgres ? try postgres.fresh() : nil
+            defer { if let database { postgres.release(database) } }
+            let lat = try editLatency(dir: "\(dir)/realtime-\(i)", database: database, instances: setup.instances, edits: edits)
             func at(_ q: Double) -> Double { lat[min(lat.count - 1, Int(Double(lat.count) * q))] }
             figures.append(Figure(name: "edit-to-other-device latency p50, \(setup.name)", value: at(0.5), unit: "ms",
                                   target: "< 50 ms", higherIsBetter: false))
