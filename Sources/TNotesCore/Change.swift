@@ -46,6 +46,14 @@ public struct Change: Sendable, Equatable {
     /// Decodes and validates a change from the wire; the record passes the collection's schema and must
     /// agree with the envelope (same id; a delete carries its tombstone).
     public init(json: JSON, requireOpId: Bool = true) throws(FieldError) {
+        var recordText: String?
+        try self.init(json: json, requireOpId: requireOpId, recordText: &recordText)
+    }
+
+    /// As `init(json:requireOpId:)`, with the record's canonical text as it came (`JSON.parseChanges`):
+    /// `recordText` is kept while normalizing left the record as given, and set to nil when it did not (a
+    /// default added, a value rewritten), so that what it holds afterwards is always `JSON.object(record).text`.
+    public init(json: JSON, requireOpId: Bool = true, recordText: inout String?) throws(FieldError) {
         guard case .object(let o) = json else { throw FieldError(field: "change", reason: "must be an object") }
         for key in o.keys {
             switch key {
@@ -69,7 +77,9 @@ public struct Change: Sendable, Equatable {
         }
         let updatedAt = try FieldType.time.validate(o["updatedAt"] ?? .null, field: "updatedAt").stringValue!
         let deviceId = try FieldType.text.validate(o["deviceId"] ?? .null, field: "deviceId").stringValue!
-        let record = try collection.schema.normalize(o["record"] ?? .null, path: "record")
+        var unchanged = true
+        let record = try collection.schema.normalize(o["record"] ?? .null, path: "record", unchanged: &unchanged)
+        if !unchanged { recordText = nil }
         var base: RecordVersion?
         if let b = o["base"], !b.isNull {
             guard case .object(let bo) = b else { throw FieldError(field: "base", reason: "must be {updatedAt, deviceId}") }

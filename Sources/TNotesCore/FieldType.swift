@@ -182,16 +182,23 @@ extension FieldType {
             let extra = value.stringValue != nil ? " (a JSON string holding an array is not accepted)" : ""
             throw FieldError(field: field, reason: "must be an array, not \(value.typeName)\(extra)")
         }
-        var out = [JSON]()
-        out.reserveCapacity(items.count)
+        // The given array itself while every segment is as given (the usual case), a copy from the first one
+        // that is not: `RecordSchema.normalize` then sees the same storage back, and its check that the field
+        // did not change is an identity check instead of comparing every segment. (`validateSegment` changes a
+        // segment only by dropping an explicit null speaker, so one it kept has as many members as given.)
+        var out: [JSON]?
         for (i, item) in items.enumerated() {
             do {
-                out.append(try validateSegment(item))
+                let segment = try validateSegment(item)
+                if out == nil, case .object(let given) = item, case .object(let checked) = segment,
+                   given.count == checked.count { continue }
+                if out == nil { out = Array(items[..<i]) }
+                out!.append(segment)
             } catch {
                 // Paths are built only for the error: a transcript has hundreds of segments.
                 throw error.under("\(field)[\(i)]")
             }
         }
-        return .array(out)
+        return out.map { .array($0) } ?? value
     }
 }

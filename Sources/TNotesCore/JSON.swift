@@ -112,6 +112,23 @@ extension JSON {
 
     public static func parse(_ text: String) throws -> JSON { try parse(Array(text.utf8)) }
 
+    /// Parses a `{"changes": [{…, "record": {…}}, …], …}` document (a push body, a pull or snapshot page) as
+    /// `parse` does, and also gives, by change index, the text of each change's record object that the input
+    /// wrote canonically (byte for byte what `JSON.text` writes of it). A record that normalizing leaves as
+    /// given is then stored as it came, not written out again: that writing was 7-9 % of the server's push
+    /// and of the pulling device's CPU in a 1× sync.
+    public static func parseChanges<Bytes: Collection>(_ bytes: Bytes) throws -> (json: JSON, recordTexts: [Int: String])
+    where Bytes.Element == UInt8 {
+        func run(_ buffer: UnsafeBufferPointer<UInt8>) throws(JSONParseError) -> (json: JSON, recordTexts: [Int: String]) {
+            let (json, spans) = try JSONParser.parseChanges(buffer)
+            // The parser checked every string's UTF-8, and the rest of a record's text is ASCII.
+            let texts = spans.mapValues { String(decoding: UnsafeBufferPointer(rebasing: buffer[$0]), as: UTF8.self) }
+            return (json, texts)
+        }
+        if let result = try bytes.withContiguousStorageIfAvailable(run) { return result }
+        return try Array(bytes).withUnsafeBufferPointer(run)
+    }
+
 }
 
 // MARK: - Encoding (hand-rolled: it is on every hot path and must be canonical: sorted keys, no spaces)

@@ -8,14 +8,44 @@ struct JSONParser {
     private var i = 0
     private var depth = 0
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+    /// How many times the input differed from what `JSON.write` makes of the parsed value: whitespace, an
+    /// escape the writer does not use, keys out of order (or repeated), a number not in its integer form. A
+    /// value parsed while this did not move is written in the input as `JSON.text` writes it, byte for byte.
+    private var nonCanonical = 0
+    /// Looks for the record objects of a `{"changes": [{…, "record": {…}}, …]}` document (`parseChanges`).
+    private let findRecords: Bool
+    /// Parsing the value of the top-level object's "changes" member.
+    private var inChanges = false
+    /// The index in the "changes" array of the element being parsed; -1 outside that array.
+    private var changeIndex = -1
+    /// By change index: where the change's record object is, when its text is canonical.
+    private var recordSpans: [Int: Range<Int>] = [:]
+    /// The bytes between the quotes of the string parsed last, when it had no escape (a key's order is
+    /// checked on them).
+    private var lastStringRaw: Range<Int>?
+
+    private init(_ bytes: UnsafeBufferPointer<UInt8>, findRecords: Bool = false) {
+        self.bytes = bytes
+        self.findRecords = findRecords
+    }
 
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONParseError) -> JSON {
         var p = JSONParser(bytes)
-        p.skipWhitespace()
-        let value = try p.parseValue()
-        p.skipWhitespace()
-        guard p.i == bytes.count else { throw p.error("unexpected data after the JSON value") }
+        return try p.parseDocument()
+    }
+
+    /// Parses a document and finds, by change index, each change's record object whose text is canonical.
+    static func parseChanges(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONParseError) -> (JSON, [Int: Range<Int>]) {
+        var p = JSONParser(bytes, findRecords: true)
+        let value = try p.parseDocument()
+        return (value, p.recordSpans)
+    }
+
+    private mutating func parseDocument() throws(JSONParseError) -> JSON {
+        skipWhitespace()
+        let value = try parseValue()
+        skipWhitespace()
+        guard i == bytes.count else { throw error("unexpected data after the JSON value") }
         return value
     }
 
@@ -24,12 +54,25 @@ struct JSONParser {
     }
 
     private mutating func skipWhitespace() {
+        let start = i
+        defer { if i != start { nonCanonical &+= 1 } }
         while i < bytes.count {
             switch bytes[i] {
             case 0x20, 0x09, 0x0A, 0x0D: i += 1
             default: return
             }
         }
+    }
+
+    /// Whether the bytes of `a` sort strictly before those of `b` (the writer's key order: by UTF-8 bytes).
+    private func precedes(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
+        var x = a.lowerBound, y = b.lowerBound
+        while x < a.upperBound && y < b.upperBound {
+            if bytes[x] != bytes[y] { return bytes[x] < bytes[y] }
+            x += 1
+            y += 1
+        }
+        return a.count < b.count
     }
 
     private mutating func parseValue() throws(JSONParseError) -> JSON {
@@ -68,15 +111,33 @@ struct JSONParser {
             depth -= 1
             return .object(object)
         }
+        var previousKey: Range<Int>?
         while true {
             skipWhitespace()
             guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw error("expected a string key") }
             let key = try parseString()
+            if let raw = lastStringRaw {
+                if let previousKey, !precedes(previousKey, raw) { nonCanonical &+= 1 }
+            } else {
+                nonCanonical &+= 1
+            }
+            previousKey = lastStringRaw
             skipWhitespace()
             guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw error("expected ':'") }
             i += 1
             skipWhitespace()
-            object[key] = try parseValue()
+            if findRecords && depth == 1 {
+                inChanges = key == "changes"
+                object[key] = try parseValue()
+                inChanges = false
+            } else if findRecords && depth == 3 && changeIndex >= 0 && key == "record"
+                        && i < bytes.count && bytes[i] == UInt8(ascii: "{") {
+                let start = i, before = nonCanonical
+                object[key] = try parseValue()
+                if nonCanonical == before { recordSpans[changeIndex] = start..<i }
+            } else {
+                object[key] = try parseValue()
+            }
             skipWhitespace()
             guard i < bytes.count else { throw error("unexpected end of input") }
             if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
@@ -97,9 +158,12 @@ struct JSONParser {
             depth -= 1
             return .array(array)
         }
+        let isChanges = findRecords && inChanges && depth == 2
         while true {
             skipWhitespace()
+            if isChanges { changeIndex = array.count }
             array.append(try parseValue())
+            if isChanges { changeIndex = -1 }
             skipWhitespace()
             guard i < bytes.count else { throw error("unexpected end of input") }
             if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
@@ -119,6 +183,7 @@ struct JSONParser {
             let c = bytes[i]
             if c == UInt8(ascii: "\"") {
                 let raw = UnsafeBufferPointer(rebasing: bytes[start..<i])
+                lastStringRaw = start..<i
                 i += 1
                 // All ASCII (the usual case) is valid UTF-8 as it stands: skip the generic validator.
                 if high < 0x80 { return String(decoding: raw, as: UTF8.self) }
@@ -130,6 +195,7 @@ struct JSONParser {
             high |= c
             i += 1
         }
+        lastStringRaw = nil
         var out = [UInt8](UnsafeBufferPointer(rebasing: bytes[start..<i]))
         while i < bytes.count {
             let c = bytes[i]
@@ -148,16 +214,19 @@ struct JSONParser {
             guard i < bytes.count else { break }
             let e = bytes[i]
             i += 1
+            // The writer escapes only `"`, `\\`, newline, return and tab this way; any other escape here
+            // (`\\/`, `\\b`, `\\f`, `\\u…`) is text it writes otherwise.
             switch e {
             case UInt8(ascii: "\""): out.append(0x22)
             case UInt8(ascii: "\\"): out.append(0x5C)
-            case UInt8(ascii: "/"): out.append(0x2F)
-            case UInt8(ascii: "b"): out.append(0x08)
-            case UInt8(ascii: "f"): out.append(0x0C)
+            case UInt8(ascii: "/"): out.append(0x2F); nonCanonical &+= 1
+            case UInt8(ascii: "b"): out.append(0x08); nonCanonical &+= 1
+            case UInt8(ascii: "f"): out.append(0x0C); nonCanonical &+= 1
             case UInt8(ascii: "n"): out.append(0x0A)
             case UInt8(ascii: "r"): out.append(0x0D)
             case UInt8(ascii: "t"): out.append(0x09)
             case UInt8(ascii: "u"):
+                nonCanonical &+= 1
                 var scalar = try hex4()
                 if (0xD800...0xDBFF).contains(scalar) {
                     guard i + 1 < bytes.count, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u") else {
@@ -221,10 +290,13 @@ struct JSONParser {
             guard i < bytes.count, (48...57).contains(bytes[i]) else { throw error("invalid number") }
             while i < bytes.count, (48...57).contains(bytes[i]) { i += 1 }
         }
+        // The writer prints an integer without a sign for zero ("-0" is 0), and any other number as Swift's
+        // shortest description of the double: anything else is not its text.
+        let negative = bytes[start] == UInt8(ascii: "-")
+        if negative && i - start == 2 && bytes[start + 1] == UInt8(ascii: "0") { nonCanonical &+= 1 }
         if isInteger && i - start <= 18 {
             // Up to 18 characters cannot overflow an Int64: read the digits directly, no text in between.
             var v: Int64 = 0
-            let negative = bytes[start] == UInt8(ascii: "-")
             for k in (negative ? start + 1 : start)..<i { v = v * 10 + Int64(bytes[k] - 48) }
             return .int(negative ? -v : v)
         }
@@ -233,7 +305,11 @@ struct JSONParser {
         guard let d = Double(text), d.isFinite else { throw error("number out of range") }
         // An integral value the writer prints as an integer (`1.0`, `1e2`, `0e5`) is that integer: one
         // value, one representation, so what is parsed equals what is parsed back from its own text.
-        if d == d.rounded() && abs(d) < 1e15 { return .int(Int64(d)) }
+        if d == d.rounded() && abs(d) < 1e15 {
+            nonCanonical &+= 1
+            return .int(Int64(d))
+        }
+        if "\(d)" != text { nonCanonical &+= 1 }
         return .double(d)
     }
 }

@@ -147,6 +147,13 @@ public struct RecordSchema: Sendable {
 
     /// Validates and normalizes a record. `path` prefixes field names in errors (e.g. "record").
     public func normalize(_ value: JSON, path: String = "") throws(FieldError) -> [String: JSON] {
+        var unchanged = true
+        return try normalize(value, path: path, unchanged: &unchanged)
+    }
+
+    /// As `normalize(_:path:)`; `unchanged` is set to whether the record came back as it was given (no
+    /// default added, no value rewritten).
+    public func normalize(_ value: JSON, path: String = "", unchanged: inout Bool) throws(FieldError) -> [String: JSON] {
         func name(_ f: String) -> String { path.isEmpty ? f : "\(path).\(f)" }
         guard case .object(let input) = value else {
             throw FieldError(field: path.isEmpty ? "record" : path, reason: "must be an object, not \(value.typeName)")
@@ -183,6 +190,7 @@ public struct RecordSchema: Sendable {
             if out == nil { out = input }
             out![field.name] = normalized
         }
+        unchanged = out == nil
         return out ?? input
     }
 }

@@ -74,12 +74,12 @@ public struct ServerApp: Sendable {
 
         router.post("/v1/sync/push") { request, context in
             let user = try await auth.user(request)
-            let body = try await Self.jsonBody(request, limit: maxBody)
+            let (body, recordTexts) = try await Self.changesBody(request, limit: maxBody)
             let push: PushRequest
             if let count = body["changes"]?.arrayValue?.count, count > maxChanges {
                 throw APIError.tooManyItems("changes", count: count, limit: maxChanges)
             }
-            do { push = try PushRequest.decode(body) } catch let e as FieldError { throw APIError.badRequest(e.field, e.reason) }
+            do { push = try PushRequest.decode(body, recordTexts: recordTexts) } catch let e as FieldError { throw APIError.badRequest(e.field, e.reason) }
             let outcome = try await sync.push(user: user, request: push)
             for r in outcome.results { metrics.pushed(result: r.status) }
             // previousCursor → cursor spans exactly this push's changes: a device whose pull cursor is
@@ -218,6 +218,26 @@ public struct ServerApp: Sendable {
 
     /// Reads a JSON body: over the limit → 413; not JSON → 400 naming the problem.
     static func jsonBody(_ request: Request, limit: Int) async throws -> JSON {
+        let buffer = try await body(request, limit: limit)
+        do {
+            return try JSON.parse(buffer.readableBytesView)
+        } catch {
+            throw APIError.malformedJSON("the body is not valid JSON: \(error)")
+        }
+    }
+
+    /// Reads a push body as `jsonBody` does, with the records it wrote canonically (`JSON.parseChanges`).
+    static func changesBody(_ request: Request, limit: Int) async throws -> (json: JSON, recordTexts: [Int: String]) {
+        let buffer = try await body(request, limit: limit)
+        do {
+            return try JSON.parseChanges(buffer.readableBytesView)
+        } catch {
+            throw APIError.malformedJSON("the body is not valid JSON: \(error)")
+        }
+    }
+
+    /// A request's body, whole: over the limit → 413.
+    static func body(_ request: Request, limit: Int) async throws -> ByteBuffer {
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
             throw APIError.tooLarge(Int64(limit))
         }
@@ -228,11 +248,7 @@ public struct ServerApp: Sendable {
         } catch is NIOTooManyBytesError {
             throw APIError.tooLarge(Int64(limit))
         }
-        do {
-            return try JSON.parse(buffer.readableBytesView)
-        } catch {
-            throw APIError.malformedJSON("the body is not valid JSON: \(error)")
-        }
+        return buffer
     }
 
     static func serveAudio(_ request: Request, _ context: BasicRequestContext, auth: TokenAuth, audio: AudioStore, head: Bool,

@@ -58,8 +58,8 @@ public struct SyncService: Sendable {
         let batch = parsed
         // Each body's canonical text, made here rather than inside the transaction: the backend's lock is
         // held for less, and a second push of the device does this beside the first one's transaction.
-        let texts = parsed.map { item -> String? in
-            if case .success(let c) = item.change { return JSON.object(c.record).text } else { return nil }
+        let texts = zip(parsed, request.items).map { item, given -> String? in
+            if case .success(let c) = item.change { return given.recordText ?? JSON.object(c.record).text } else { return nil }
         }
         // The batch's look-ups, merge plan and write, made before the user's lock is taken (while the
         // device's batch before this one holds it) and applied on their own if the look-ups still hold then.

@@ -18,9 +18,10 @@ public final class PreparedChange: Sendable {
     let sermonId: String?
     let deletedAt: String?
 
-    public init(_ change: Change) {
+    /// `body`: the record's canonical text when the caller has it (`Change.init(json:requireOpId:recordText:)`).
+    public init(_ change: Change, body: String? = nil) {
         self.change = change
-        body = JSON.object(change.record).text
+        self.body = body ?? JSON.object(change.record).text
         documents = SearchIndex.documents(change.collection, change.record)
         references = ReferenceIndex.found(change.collection, change.record)
         sermonId = change.record.sermonId

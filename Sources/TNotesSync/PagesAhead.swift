@@ -8,13 +8,15 @@ struct FetchedPage: Sendable {
     let serverEpoch: String?
     /// A snapshot page: where the next one starts (nil on its last page).
     var snapshotAfter: String? = nil
+    /// By change index, the records the page wrote canonically (`JSON.parseChanges`).
+    var recordTexts: [Int: String] = [:]
 
     /// Where the page after this one starts; nil on the last page.
     var next: String? { hasMore ? (snapshotAfter ?? cursor) : nil }
 
     /// Decoded, validated and prepared for the store (off the store queue).
     func decoded() -> SyncEngine.DecodedPage {
-        let (prepared, invalid) = SyncEngine.prepare(changes)
+        let (prepared, invalid) = SyncEngine.prepare(changes, recordTexts: recordTexts)
         return SyncEngine.DecodedPage(changes: prepared, invalid: invalid, cursor: cursor, hasMore: hasMore,
                                       serverEpoch: serverEpoch, snapshotAfter: snapshotAfter)
     }

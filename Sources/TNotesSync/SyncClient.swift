@@ -138,6 +138,8 @@ public struct SyncClient: Sendable {
         public let cursor: String
         public let hasMore: Bool
         public var serverEpoch: String? = nil
+        /// By change index, the records the page wrote canonically (`JSON.parseChanges`).
+        public var recordTexts: [Int: String] = [:]
     }
 
     /// One page after `cursor`. With `waitSeconds`, a long poll: the server holds the request until a
@@ -152,11 +154,11 @@ public struct SyncClient: Sendable {
             request.lowSpeedTimeSeconds = waitSeconds + 15
         }
         let r = try await exchange(request)
-        guard let json = try? JSON.parse(r.body), case .array(let changes)? = json["changes"],
+        guard let (json, recordTexts) = try? JSON.parseChanges(r.body), case .array(let changes)? = json["changes"],
               case .string(let next)? = json["cursor"]
         else { throw SyncFailure.malformed("pull answer without changes/cursor") }
         return PullPage(changes: changes, cursor: next, hasMore: json["hasMore"]?.boolValue ?? false,
-                        serverEpoch: json["serverEpoch"]?.stringValue)
+                        serverEpoch: json["serverEpoch"]?.stringValue, recordTexts: recordTexts)
     }
 
     /// One page of a snapshot (a first sync): the user's records as they are now, every page with the same
@@ -166,6 +168,8 @@ public struct SyncClient: Sendable {
         public let cursor: String
         public let after: String?
         public var serverEpoch: String? = nil
+        /// By change index, the records the page wrote canonically (`JSON.parseChanges`).
+        public var recordTexts: [Int: String] = [:]
         public var hasMore: Bool { after != nil }
     }
 
@@ -174,13 +178,14 @@ public struct SyncClient: Sendable {
         if tombstones { path += "&tombstones=true" }
         if let after { path += "&after=\(Self.percentEncode(after))" }
         let r = try await exchange(try authorized("GET", path))
-        guard let json = try? JSON.parse(r.body), case .array(let changes)? = json["changes"],
+        guard let (json, recordTexts) = try? JSON.parseChanges(r.body), case .array(let changes)? = json["changes"],
               case .string(let cursor)? = json["cursor"]
         else { throw SyncFailure.malformed("snapshot answer without changes/cursor") }
         let hasMore = json["hasMore"]?.boolValue ?? false
         let next = json["after"]?.stringValue
         if hasMore && (next ?? "").isEmpty { throw SyncFailure.malformed("snapshot answer with more to come but no 'after'") }
-        return SnapshotPage(changes: changes, cursor: cursor, after: hasMore ? next : nil, serverEpoch: json["serverEpoch"]?.stringValue)
+        return SnapshotPage(changes: changes, cursor: cursor, after: hasMore ? next : nil, serverEpoch: json["serverEpoch"]?.stringValue,
+                            recordTexts: recordTexts)
     }
 
     func uploadAudio(sermonId: String, path: String, sha256: String) async throws {

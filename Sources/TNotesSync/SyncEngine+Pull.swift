@@ -173,22 +173,29 @@ extension SyncEngine {
 
     static func fetchLog(_ client: SyncClient, after cursor: String?, limit: Int) async throws -> FetchedPage {
         let page = try await client.pull(cursor: cursor, limit: limit)
-        return FetchedPage(changes: page.changes, cursor: page.cursor, hasMore: page.hasMore, serverEpoch: page.serverEpoch)
+        return FetchedPage(changes: page.changes, cursor: page.cursor, hasMore: page.hasMore, serverEpoch: page.serverEpoch,
+                           recordTexts: page.recordTexts)
     }
 
     static func fetchSnapshot(_ client: SyncClient, after: String?, limit: Int, tombstones: Bool) async throws -> FetchedPage {
         let page = try await client.snapshot(after: after, limit: limit, tombstones: tombstones)
         return FetchedPage(changes: page.changes, cursor: page.cursor, hasMore: page.hasMore, serverEpoch: page.serverEpoch,
-                           snapshotAfter: page.after)
+                           snapshotAfter: page.after, recordTexts: page.recordTexts)
     }
 
     /// Decodes, validates and prepares pulled changes for the store; the invalid ones are counted.
-    static func prepare(_ raw: [JSON]) -> ([PreparedChange], Int) {
+    /// `recordTexts`: by index, records the page wrote canonically, stored as they came while valid and as given.
+    static func prepare(_ raw: [JSON], recordTexts: [Int: String] = [:]) -> ([PreparedChange], Int) {
         var changes = [PreparedChange]()
         changes.reserveCapacity(raw.count)
         var invalid = 0
-        for r in raw {
-            if let change = try? Change(json: r, requireOpId: false) { changes.append(PreparedChange(change)) } else { invalid += 1 }
+        for (index, r) in raw.enumerated() {
+            var text = recordTexts[index]
+            if let change = try? Change(json: r, requireOpId: false, recordText: &text) {
+                changes.append(PreparedChange(change, body: text))
+            } else {
+                invalid += 1
+            }
         }
         return (changes, invalid)
     }

@@ -70,6 +70,24 @@ import TNotesCore
         #expect(fieldError { try RecordSchema.sermons.normalize(.object(r)) } == nil)
     }
 
+    /// A segment's explicit null speaker is dropped (the same as none), and only that segment changes; a
+    /// transcript whose segments are all as given is reported unchanged (its text may be stored as it came).
+    @Test func segmentsAreKeptAsGivenUnlessASpeakerIsNull() throws {
+        let plain: JSON = ["start": 0, "end": 4.25, "text": "Grace and peace."]
+        let named: JSON = ["start": 4.25, "end": 9.5, "text": "Romans 8.", "speaker": "Pastor John"]
+        let unnamed: JSON = ["start": 9.5, "end": 12, "text": "Amen.", "speaker": .null]
+        var t = try RecordSchema.transcripts.normalize(.object(Sample.transcript))  // every default filled in
+        t["segments"] = [plain, named]
+        var unchanged = false
+        let kept = try RecordSchema.transcripts.normalize(.object(t), unchanged: &unchanged)
+        #expect(unchanged)
+        #expect(kept["segments"] == [plain, named])
+        t["segments"] = [plain, unnamed, named]
+        let dropped = try RecordSchema.transcripts.normalize(.object(t), unchanged: &unchanged)
+        #expect(!unchanged)
+        #expect(dropped["segments"] == [plain, ["start": 9.5, "end": 12, "text": "Amen."], named])
+    }
+
     @Test func segmentsGivenAsAJSONStringAreRefused() {
         // Seed B4: segments double-encoded into a JSON string.
         var t = Sample.transcript
