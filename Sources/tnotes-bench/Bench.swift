@@ -31,10 +31,10 @@ struct Bench {
         let postgres = PostgresDatabases(given: postgresOption == "auto" ? nil : postgresOption,
                                          cluster: postgresOption == "auto" ? try PostgresServer.durable.get() : nil)
         let base = quick ? Sizes(sermons: 100, notesPerSermon: 10) : Sizes(sermons: 10_000, notesPerSermon: 10)
-        let bench = try Bench(quick: quick, only: only)
-        var report = Report(machine: Report.machineLine(), quick: quick)
         // --keep leaves the temp dir (stores, logs) for a look afterwards.
         let keep = args.contains("--keep")
+        let bench = try Bench(quick: quick, only: only, keep: keep)
+        var report = Report(machine: Report.machineLine(), quick: quick)
         defer { if keep { say("kept \(bench.dir)") } else { bench.cleanup() } }
 
         say("tnotes-bench \(quick ? "(quick)" : "") — binaries: \(bench.bin)")
@@ -78,14 +78,17 @@ struct Bench {
     let dir: String
     let quick: Bool
     let only: Set<String>?
+    /// Leave every store for a look afterwards (else each goes once measured).
+    let keep: Bool
 
     /// The children's log level: warning (quiet) unless TNOTES_BENCH_LOG says otherwise (e.g. info, for timings).
     var logLevel: String { ProcessInfo.processInfo.environment["TNOTES_BENCH_LOG"] ?? "warning" }
 
     func wants(_ section: String) -> Bool { only?.contains(section) ?? true }
 
-    init(quick: Bool, only: Set<String>? = nil) throws {
+    init(quick: Bool, only: Set<String>? = nil, keep: Bool = false) throws {
         self.only = only
+        self.keep = keep
         let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         bin = (exe as NSString).deletingLastPathComponent
         for b in ["tnotesd", "tnotes-server"] where !FileManager.default.isExecutableFile(atPath: "\(bin)/\(b)") {
@@ -239,11 +242,15 @@ struct Bench {
 
         // Full sync A → server → B, on SQLite and (if given) PostgreSQL.
         if wants("sync") {
+            // Each backend's stores (A's copy, B, the SQLite server's database: 14 GB at 16×) go once measured:
+            // kept, they held the page cache that the next backend's run needs.
             figures.append(contentsOf: try fullSync(dir: d, sizes: sizes, scale: scale, backend: "SQLite", database: nil))
+            if !keep { try? FileManager.default.removeItem(atPath: "\(d)/server-SQLite") }
             if !postgres.isEmpty {
                 let url = try postgres.fresh()
                 defer { postgres.release(url) }
                 figures.append(contentsOf: try fullSync(dir: d, sizes: sizes, scale: scale, backend: "PostgreSQL", database: url))
+                if !keep { try? FileManager.default.removeItem(atPath: "\(d)/server-PostgreSQL") }
             }
         }
 
