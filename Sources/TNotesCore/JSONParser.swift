@@ -126,15 +126,18 @@ struct JSONParser {
             guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw error("expected ':'") }
             i += 1
             skipWhitespace()
+            // A repeated key keeps its last value (below), so what was found under an earlier one is dropped
+            // first: a record's text must never outlive the value it was found for.
             if findRecords && depth == 1 {
                 inChanges = key == "changes"
+                if inChanges { recordSpans = [:] }
                 object[key] = try parseValue()
                 inChanges = false
-            } else if findRecords && depth == 3 && changeIndex >= 0 && key == "record"
-                        && i < bytes.count && bytes[i] == UInt8(ascii: "{") {
+            } else if findRecords && depth == 3 && changeIndex >= 0 && key == "record" {
+                recordSpans[changeIndex] = nil
                 let start = i, before = nonCanonical
                 object[key] = try parseValue()
-                if nonCanonical == before { recordSpans[changeIndex] = start..<i }
+                if nonCanonical == before && bytes[start] == UInt8(ascii: "{") { recordSpans[changeIndex] = start..<i }
             } else {
                 object[key] = try parseValue()
             }

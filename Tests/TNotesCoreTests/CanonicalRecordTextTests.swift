@@ -137,6 +137,37 @@ import TNotesTestSupport
         #expect(try texts(#"{"changes":[{"base":{"a":1}}]}"#).isEmpty)
     }
 
+    /// A repeated key keeps its last value; a record text found under an earlier one must not stay behind
+    /// for the value that replaced it (it would be stored as the other record's body).
+    @Test func repeatedKeysNeverLeaveAnEarlierText() throws {
+        // A repeated "changes": only the last array's records count.
+        let twice = #"{"changes":[{"record":{"a":1}},{"record":{"b":2}}],"changes":[{"record":{"c":3, "d":4}}]}"#
+        let (json, found) = try JSON.parseChanges(Array(twice.utf8))
+        #expect(json["changes"]?.arrayValue?.count == 1)
+        #expect(found.isEmpty)
+        let again = #"{"changes":[{"record":{"a":1}}],"changes":[{"record":{"c":3}}]}"#
+        #expect(try JSON.parseChanges(Array(again.utf8)).recordTexts == [0: #"{"c":3}"#])
+        // A repeated "record" in one change: the last one's text or none.
+        #expect(try texts(#"{"changes":[{"record":{"a":1},"record":{"b":2, "c":3}}]}"#).isEmpty)
+        #expect(try texts(#"{"changes":[{"record":{"a":1},"record":"x"}]}"#).isEmpty)
+        #expect(try texts(#"{"changes":[{"record":{"a":1},"record":{"b":2}}]}"#) == [0: #"{"b":2}"#])
+        // Through a push request: the stored body is always the decoded record's own text.
+        let note = try Change(json: .object(envelope(record: Sample.note)))
+        let canonical = JSON.object(note.record).text
+        var other = note.record
+        other["text"] = "another text"
+        let spaced = JSON.object(other).text.replacingOccurrences(of: ",", with: ", ")
+        let first = note.json(recordText: canonical).text
+        // `.raw` is written as it is: the placeholder becomes the spaced record's text.
+        let second = note.json(recordText: "RECORD").text.replacingOccurrences(of: "RECORD", with: spaced)
+        let body = #"{"changes":["# + first + #"],"changes":["# + second + "]}"
+        let request = try PushRequest.decode(bytes: Array(body.utf8))
+        #expect(request.items.count == 1)
+        guard case .success(let decoded) = request.items[0].change else { Issue.record("not decoded"); return }
+        #expect(decoded.record["text"] == "another text")
+        #expect(request.items[0].recordText == nil)
+    }
+
     @Test func invalidDocumentsStillThrow() {
         for bad in [#"{"changes":[{"record":{"a":1,}}]}"#, #"{"changes":[{"record":{"a":"\u00"}}]}"#, #"{"changes":[]"#] {
             #expect(throws: (any Error).self) { try JSON.parseChanges(Array(bad.utf8)) }
