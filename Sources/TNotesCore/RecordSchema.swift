@@ -158,38 +158,48 @@ public struct RecordSchema: Sendable {
         guard case .object(let input) = value else {
             throw FieldError(field: path.isEmpty ? "record" : path, reason: "must be an object, not \(value.typeName)")
         }
-        for key in input.keys where !names.contains(key) {
-            throw FieldError(field: name(key), reason: "unknown field")
+        // Every key must be a field of the schema, and an unknown one is named before any other error. Checked
+        // by counting the fields the loop below finds (each is one of the keys): fewer found than given means an
+        // unknown key, looked for only then. A set look-up per key hashed every key a second time.
+        func unknownKey() -> FieldError? {
+            input.keys.first { !names.contains($0) }.map { FieldError(field: name($0), reason: "unknown field") }
         }
         // The input itself while every field is as its normalized form (the usual case: a record this product
         // wrote): a record pulled or pushed was rebuilt key by key, a new dictionary per record, which with
         // its hashing was most of this function's time in a 1× sync. A copy from the first field that differs.
         var out: [String: JSON]?
-        for field in fields {
-            let given = input[field.name]
-            let normalized: JSON
-            if let v = given {
-                if v.isNull {
-                    guard field.nullable else { throw FieldError(field: name(field.name), reason: "must not be null") }
-                    normalized = .null
-                } else {
-                    do {
-                        normalized = try field.type.validate(v, field: field.name)
-                    } catch {
-                        // The dotted path is built only on failure (this loop runs for every field of every record).
-                        throw error.under(path)
+        var found = 0
+        do throws(FieldError) {
+            for field in fields {
+                let given = input[field.name]
+                let normalized: JSON
+                if let v = given {
+                    found += 1
+                    if v.isNull {
+                        guard field.nullable else { throw FieldError(field: name(field.name), reason: "must not be null") }
+                        normalized = .null
+                    } else {
+                        do {
+                            normalized = try field.type.validate(v, field: field.name)
+                        } catch {
+                            // The dotted path is built only on failure (this loop runs for every field of every record).
+                            throw error.under(path)
+                        }
                     }
+                } else {
+                    if field.optional { continue }
+                    guard let d = field.defaultValue else { throw FieldError(field: name(field.name), reason: "is required") }
+                    normalized = d
                 }
-            } else {
-                if field.optional { continue }
-                guard let d = field.defaultValue else { throw FieldError(field: name(field.name), reason: "is required") }
-                normalized = d
+                // Values validate returns unchanged share their storage, so this is an identity check for them.
+                if out == nil, given == normalized { continue }
+                if out == nil { out = input }
+                out![field.name] = normalized
             }
-            // Values validate returns unchanged share their storage, so this is an identity check for them.
-            if out == nil, given == normalized { continue }
-            if out == nil { out = input }
-            out![field.name] = normalized
+        } catch {
+            throw unknownKey() ?? error
         }
+        if found != input.count, let unknown = unknownKey() { throw unknown }
         unchanged = out == nil
         return out ?? input
     }

@@ -46,6 +46,20 @@ import TNotesCore
         r["remoteId"] = "x"
         #expect(fieldError { try RecordSchema.sermons.normalize(.object(r)) } == FieldError(field: "remoteId", reason: "unknown field"))
         #expect(fieldError { try RecordSchema.sermons.normalize(.object(r), path: "record") }?.field == "record.remoteId")
+        // Named before any other problem of the record: a bad value, a null where none may be, a missing field.
+        var bad = r
+        bad["date"] = 5
+        #expect(fieldError { try RecordSchema.sermons.normalize(.object(bad)) }?.field == "remoteId")
+        bad = r
+        bad["title"] = .null
+        #expect(fieldError { try RecordSchema.sermons.normalize(.object(bad)) }?.field == "remoteId")
+        bad = r
+        bad["title"] = nil
+        #expect(fieldError { try RecordSchema.sermons.normalize(.object(bad), path: "record") }?.field == "record.remoteId")
+        // As many keys as fields, one of them unknown (a field missing): still the unknown key.
+        bad = r
+        bad["createdAt"] = nil
+        #expect(fieldError { try RecordSchema.sermons.normalize(.object(bad)) }?.field == "remoteId")
     }
 
     @Test func missingFieldIsRefused() {
