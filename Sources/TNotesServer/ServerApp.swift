@@ -218,26 +218,16 @@ public struct ServerApp: Sendable {
 
     /// Reads a JSON body: over the limit → 413; not JSON → 400 naming the problem.
     static func jsonBody(_ request: Request, limit: Int) async throws -> JSON {
-        let buffer = try await body(request, limit: limit)
-        do {
-            return try JSON.parse(buffer.readableBytesView)
-        } catch {
-            throw APIError.malformedJSON("the body is not valid JSON: \(error)")
-        }
+        try await body(request, limit: limit) { try JSON.parse($0) }
     }
 
     /// Reads a push body as `jsonBody` does, with the records it wrote canonically (`JSON.parseChanges`).
     static func changesBody(_ request: Request, limit: Int) async throws -> (json: JSON, recordTexts: [Int: String]) {
-        let buffer = try await body(request, limit: limit)
-        do {
-            return try JSON.parseChanges(buffer.readableBytesView)
-        } catch {
-            throw APIError.malformedJSON("the body is not valid JSON: \(error)")
-        }
+        try await body(request, limit: limit) { try JSON.parseChanges($0) }
     }
 
-    /// A request's body, whole: over the limit → 413.
-    static func body(_ request: Request, limit: Int) async throws -> ByteBuffer {
+    /// A request's body, whole, through `parse`: over the limit → 413; not JSON → 400 naming the problem.
+    static func body<Parsed>(_ request: Request, limit: Int, parse: (ByteBufferView) throws -> Parsed) async throws -> Parsed {
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
             throw APIError.tooLarge(Int64(limit))
         }
@@ -248,7 +238,11 @@ public struct ServerApp: Sendable {
         } catch is NIOTooManyBytesError {
             throw APIError.tooLarge(Int64(limit))
         }
-        return buffer
+        do {
+            return try parse(buffer.readableBytesView)
+        } catch {
+            throw APIError.malformedJSON("the body is not valid JSON: \(error)")
+        }
     }
 
     static func serveAudio(_ request: Request, _ context: BasicRequestContext, auth: TokenAuth, audio: AudioStore, head: Bool,

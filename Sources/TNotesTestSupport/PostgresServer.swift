@@ -85,16 +85,13 @@ public final class PostgresServer: @unchecked Sendable {
         counter += 1
         let name = "t\(getpid())_\(counter)"
         lock.unlock()
-        let r = try Self.runAsPostgres("\(bin)/psql",
-                                       ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-c", "CREATE DATABASE \(name)"])
-        guard r.status == 0 else { throw HarnessError("CREATE DATABASE failed: \(r.stderr)") }
+        try admin("CREATE DATABASE \(name)")
         return "postgres://postgres@127.0.0.1:\(port)/\(name)"
     }
 
     /// Runs one SQL statement in the database of `url` (made by `makeDatabase`); its output, unaligned.
     public func sql(_ url: String, _ statement: String) throws -> String {
-        let name = String(url.split(separator: "/").last ?? "")
-        let r = try Self.runAsPostgres("\(bin)/psql", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-d", name,
+        let r = try Self.runAsPostgres("\(bin)/psql", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-d", Self.name(of: url),
                                                        "-t", "-A", "-v", "ON_ERROR_STOP=1", "-c", statement])
         guard r.status == 0 else { throw HarnessError("psql failed: \(r.stderr)") }
         return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -102,20 +99,23 @@ public final class PostgresServer: @unchecked Sendable {
 
     /// Drops the database of `url` and creates it again, empty, under the same URL (nothing may be connected).
     public func recreateDatabase(_ url: String) throws {
-        let name = String(url.split(separator: "/").last ?? "")
-        for statement in ["DROP DATABASE \(name) WITH (FORCE)", "CREATE DATABASE \(name)"] {
-            let r = try Self.runAsPostgres("\(bin)/psql", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-c", statement])
-            guard r.status == 0 else { throw HarnessError("\(statement) failed: \(r.stderr)") }
-        }
+        try dropDatabase(url)
+        try admin("CREATE DATABASE \(Self.name(of: url))")
     }
 
     /// Drops the database of `url` (made by `makeDatabase`), closing any connection still open to it.
     public func dropDatabase(_ url: String) throws {
-        let name = String(url.split(separator: "/").last ?? "")
-        let r = try Self.runAsPostgres("\(bin)/psql", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-c",
-                                                       "DROP DATABASE \(name) WITH (FORCE)"])
-        guard r.status == 0 else { throw HarnessError("DROP DATABASE failed: \(r.stderr)") }
+        try admin("DROP DATABASE \(Self.name(of: url)) WITH (FORCE)")
     }
+
+    /// Runs one statement on the cluster's maintenance database (creating and dropping databases).
+    private func admin(_ statement: String) throws {
+        let r = try Self.runAsPostgres("\(bin)/psql", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-c", statement])
+        guard r.status == 0 else { throw HarnessError("\(statement) failed: \(r.stderr)") }
+    }
+
+    /// The database name of a URL made by `makeDatabase` (its last path component).
+    static func name(of url: String) -> String { String(url.split(separator: "/").last ?? "") }
 
     func stop() {
         _ = try? Self.runAsPostgres("\(bin)/pg_ctl", ["-D", "\(dir)/data", "-m", "immediate", "stop"])

@@ -242,15 +242,11 @@ struct Bench {
 
         // Full sync A → server → B, on SQLite and (if given) PostgreSQL.
         if wants("sync") {
-            // Each backend's stores (A's copy, B, the SQLite server's database: 14 GB at 16×) go once measured:
-            // kept, they held the page cache that the next backend's run needs.
             figures.append(contentsOf: try fullSync(dir: d, sizes: sizes, scale: scale, backend: "SQLite", database: nil))
-            if !keep { try? FileManager.default.removeItem(atPath: "\(d)/server-SQLite") }
             if !postgres.isEmpty {
                 let url = try postgres.fresh()
                 defer { postgres.release(url) }
                 figures.append(contentsOf: try fullSync(dir: d, sizes: sizes, scale: scale, backend: "PostgreSQL", database: url))
-                if !keep { try? FileManager.default.removeItem(atPath: "\(d)/server-PostgreSQL") }
             }
         }
 
@@ -320,6 +316,10 @@ struct Bench {
         let sd = "\(d)/server-\(backend)"
         try? FileManager.default.removeItem(atPath: sd)
         try FileManager.default.createDirectory(atPath: sd, withIntermediateDirectories: true)
+        // This run's stores (A's copy, B, the SQLite server's database: 14 GB at 16×) go once it is measured,
+        // after its processes stop (deferred first, so it runs last): kept, they held the page cache that the
+        // next backend's run needs.
+        defer { if !keep { try? FileManager.default.removeItem(atPath: sd) } }
         var storage = ["--data-dir", sd]
         if let database { storage += ["--database", database] }
         let token = try run("\(bin)/tnotes-server", ["user", "add"] + storage + ["bench\(scale)\(Int.random(in: 0..<1_000_000))"])
