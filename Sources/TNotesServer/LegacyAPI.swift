@@ -86,7 +86,7 @@ struct LegacyAPI: Sendable {
                 guard let given else { continue }
                 let current = try await tx.children(collection, sermonId: sermonId).max { $0.version < $1.version }
                 var record = current?.body ?? [
-                    "id": .string(given["id"]?.stringValue ?? Identifier.derived(from: sermonId, kind: kind)),
+                    "id": .string(given["id"]?.stringValue ?? Identifier.derivedInOrder(from: sermonId, kind: kind)),
                 ]
                 let before = record
                 for (k, v) in given where k != "id" { record[k] = v }

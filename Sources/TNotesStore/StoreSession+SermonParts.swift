@@ -29,7 +29,7 @@ extension StoreSession {
     @discardableResult
     public func setTranscript(sermonId: String, text: JSON, status: JSON, segments: JSON) throws -> StoredRecord {
         let sermon = try liveRecord(.sermons, sermonId)
-        let id = try newestChild(.transcripts, sermonId: sermonId)?.id ?? Identifier.derived(from: sermonId, kind: "transcript")
+        let id = try newestChild(.transcripts, sermonId: sermonId)?.id ?? Identifier.derivedInOrder(from: sermonId, kind: "transcript")
         let record: [String: JSON] = [
             "id": .string(id), "sermonId": .string(sermonId), "text": text, "status": status, "segments": segments,
             "updatedAt": .string(stamp()), "deletedAt": .null,
@@ -45,7 +45,7 @@ extension StoreSession {
     public func setSummary(sermonId: String, title: JSON, text: JSON, type: JSON, status: JSON,
                            generatedBy: String?) throws -> StoredRecord {
         let sermon = try liveRecord(.sermons, sermonId)
-        let id = try newestChild(.summaries, sermonId: sermonId)?.id ?? Identifier.derived(from: sermonId, kind: "summary")
+        let id = try newestChild(.summaries, sermonId: sermonId)?.id ?? Identifier.derivedInOrder(from: sermonId, kind: "summary")
         var record: [String: JSON] = [
             "id": .string(id), "sermonId": .string(sermonId), "title": title, "text": text, "type": type, "status": status,
             "updatedAt": .string(stamp()), "deletedAt": .null,

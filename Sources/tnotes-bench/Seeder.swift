@@ -45,7 +45,7 @@ enum Seeder {
                         segments.append(["start": .int(Int64(q * 10)), "end": .int(Int64(q * 10 + 9)), "text": .string("segment \(q) \(Vocabulary.sentence(seed: i &* 20 &+ q &+ 7_000_000, words: 4))")])
                     }
                     try s.commitLocal(.transcripts, record: [
-                        "id": .string(Identifier.derived(from: id, kind: "transcript")), "sermonId": .string(id),
+                        "id": .string(Identifier.derivedInOrder(from: id, kind: "transcript")), "sermonId": .string(id),
                         "text": .string("Transcript of sermon \(i)"), "segments": .array(segments), "updatedAt": .string(s.stamp()),
                     ], op: .upsert)
                 }

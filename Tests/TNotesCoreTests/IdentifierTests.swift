@@ -18,6 +18,39 @@ import TNotesCore
         #expect(Identifier.derived(from: parent, kind: "summary") == "ec35c96e-331f-834b-b802-cbe8c7daee29")
     }
 
+    /// A sermon's transcript and summary ids: deterministic as `derived` (every device derives the same one),
+    /// and ordered as their sermons, so that they append to the indexes keyed by id.
+    @Test func derivedInOrderIsDeterministicAndLeadsWithItsParent() {
+        let parent = Sample.sermonId
+        let a = Identifier.derivedInOrder(from: parent, kind: "transcript")
+        #expect(a == Identifier.derivedInOrder(from: parent, kind: "transcript"))
+        #expect(Identifier.isUUID(a))
+        let chars = Array(a)
+        #expect(chars[14] == "8")  // version 8
+        #expect("89ab".contains(chars[19]))  // RFC 4122 variant
+        // Pinned, computed independently (Python: the parent's first 8 bytes over SHA-256("tnotes:<kind>:<parent>")'s
+        // first 16, then the version and variant bits): the parent's first three groups, version 8, then the
+        // same hash bits as `derived` ("499327cd-db38-8df5-a562-af1474d739da").
+        #expect(a == "4f9c2a51-8d3e-8b7a-a562-af1474d739da")
+        #expect(Identifier.derivedInOrder(from: parent, kind: "summary") == "4f9c2a51-8d3e-8b7a-b802-cbe8c7daee29")
+        // Not a UUID: the hash alone, as `derived` makes it.
+        #expect(Identifier.derivedInOrder(from: "legacy-sermon-1", kind: "transcript") == "cb34ed20-9ec4-83b1-9267-fdc8d5eae62a")
+        #expect(Identifier.derivedInOrder(from: "legacy-sermon-1", kind: "transcript") == Identifier.derived(from: "legacy-sermon-1", kind: "transcript"))
+    }
+
+    @Test func derivedInOrderSortsAsItsParentsAndStaysDistinct() {
+        let parents = (0..<5_000).map { _ in Identifier.make() }
+        let transcripts = parents.map { Identifier.derivedInOrder(from: $0, kind: "transcript") }
+        let summaries = parents.map { Identifier.derivedInOrder(from: $0, kind: "summary") }
+        #expect(transcripts == transcripts.sorted())
+        #expect(summaries == summaries.sorted())
+        #expect(Set(transcripts + summaries + parents).count == 3 * parents.count)
+        for (p, t) in zip(parents, transcripts).prefix(100) {
+            // The parent's time and counter; only the version digit differs in the first three groups.
+            #expect(t.prefix(14) == p.prefix(14) && t.dropFirst(15).prefix(3) == p.dropFirst(15).prefix(3))
+        }
+    }
+
     @Test func derivedDependsOnKindAndParent() {
         let p = Sample.sermonId
         let ids: Set<String> = [

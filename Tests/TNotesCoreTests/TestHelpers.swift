@@ -48,11 +48,11 @@ enum Sample {
          ["start": 4.5, "end": 12.25, "text": "Turn to Galatians 5."]]
     }
     static var transcript: [String: JSON] {
-        ["id": .string(Identifier.derived(from: sermonId, kind: "transcript")), "sermonId": .string(sermonId),
+        ["id": .string(Identifier.derivedInOrder(from: sermonId, kind: "transcript")), "sermonId": .string(sermonId),
          "text": "Good morning. Turn to Galatians 5.", "segments": segments, "updatedAt": .string(t1)]
     }
     static var summary: [String: JSON] {
-        ["id": .string(Identifier.derived(from: sermonId, kind: "summary")), "sermonId": .string(sermonId),
+        ["id": .string(Identifier.derivedInOrder(from: sermonId, kind: "summary")), "sermonId": .string(sermonId),
          "title": "Keeping in step", "text": "Walk by the Spirit.", "type": "devotional", "updatedAt": .string(t1)]
     }
     static var chat: [String: JSON] {

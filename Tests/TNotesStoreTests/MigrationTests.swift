@@ -119,6 +119,15 @@ import TNotesSQLite
                                               localAvailable: true, uploaded: false))
         }
         #expect(try store.readSync { s in try s.audioFile(sermonId: s1)?.localAvailable } == true)
+        // The fixture's transcript and summary carry ids derived before they were ordered (`derived`, not
+        // `derivedInOrder`): replacing them writes those records again, never a second one beside them.
+        let (t2, s2) = try store.writeSync { s in
+            (try s.setTranscript(sermonId: s1, text: "Again.", status: "complete", segments: []),
+             try s.setSummary(sermonId: s1, title: "Again", text: "Again.", type: "devotional", status: "complete", generatedBy: nil))
+        }
+        #expect(t2.id == Identifier.derived(from: s1, kind: "transcript") && s2.id == Identifier.derived(from: s1, kind: "summary"))
+        #expect(t2.id != Identifier.derivedInOrder(from: s1, kind: "transcript"))
+        #expect(try store.readSync { s in (try s.children(.transcripts, sermonId: s1).count, try s.children(.summaries, sermonId: s1).count) } == (1, 1))
     }
 
     @Test func reopeningAMigratedDatabaseMakesNoSecondBackup() throws {

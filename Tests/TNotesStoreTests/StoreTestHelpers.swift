@@ -45,13 +45,13 @@ enum Rec {
     ]
 
     static func transcript(sermonId: String, updatedAt: String, segments: JSON = Rec.segments) -> [String: JSON] {
-        ["id": .string(Identifier.derived(from: sermonId, kind: "transcript")), "sermonId": .string(sermonId),
+        ["id": .string(Identifier.derivedInOrder(from: sermonId, kind: "transcript")), "sermonId": .string(sermonId),
          "text": "Good morning, church. Turn with me to Galatians chapter five.", "status": "complete",
          "segments": segments, "updatedAt": .string(updatedAt), "deletedAt": .null]
     }
 
     static func summary(sermonId: String, updatedAt: String) -> [String: JSON] {
-        ["id": .string(Identifier.derived(from: sermonId, kind: "summary")), "sermonId": .string(sermonId),
+        ["id": .string(Identifier.derivedInOrder(from: sermonId, kind: "summary")), "sermonId": .string(sermonId),
          "title": "Keeping in step", "text": "Life in the Spirit is a walk.", "type": "devotional",
          "status": "complete", "updatedAt": .string(updatedAt), "deletedAt": .null]
     }
