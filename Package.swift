@@ -36,6 +36,8 @@ let package = Package(
                        providers: [.apt(["libpocketsphinx-dev", "libsphinxbase-dev"])]),
         // SWORD (Debian's libsword-dev, its C "flat API"): offline Bible text from sword-text-kjv / sword-text-web.
         .systemLibrary(name: "CSword", path: "Sources/CSword", pkgConfig: "sword", providers: [.apt(["libsword-dev"])]),
+        // jemalloc (Debian's libjemalloc-dev): the sync server's allocator (see tnotes-server's Allocator.swift).
+        .systemLibrary(name: "CJemalloc", path: "Sources/CJemalloc", pkgConfig: "jemalloc", providers: [.apt(["libjemalloc-dev"])]),
         // libcurl (Debian's libcurl4-openssl-dev) behind a small C shim: curl_easy_setopt is variadic.
         .target(name: "CCurlShim", linkerSettings: [.linkedLibrary("curl")]),
         // Models, record schemas, HLC, merge rule, the one JSON codec.
@@ -123,7 +125,7 @@ let package = Package(
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         .executableTarget(name: "tnotes-server", dependencies: [
-            "TNotesServer", "TNotesLogging", "TNotesConfig", "TNotesCore", "TNotesLifecycle",
+            "TNotesServer", "TNotesLogging", "TNotesConfig", "TNotesCore", "TNotesLifecycle", "CJemalloc",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),

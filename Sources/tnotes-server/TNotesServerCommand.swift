@@ -94,6 +94,7 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         let (cfg, dir, db) = try storage.load()
         let logger = makeLogger(logLevel ?? cfg.logLevel)
+        logger.info("allocator", metadata: ["malloc": "\(Allocator.describe())"])
         let store: any ServerStorage
         do {
             store = try StorageFactory.open(url: db, logger: logger)
