@@ -107,14 +107,12 @@ public enum Identifier {
 
     public static func isUUID(_ text: String) -> Bool { normalize(text) == text }
 
-    /// A deterministic id derived from a name (UUID version 8 layout over SHA-256). Used for the one
-    /// transcript and the one summary of a sermon, so that two devices that each create "the transcript"
-    /// of one sermon write the same record and the merge rule picks one, instead of leaving two.
+    /// A deterministic id derived from a name (UUID version 8 layout over SHA-256). Used where the id is looked
+    /// up by deriving it again (a sermon's publication, a job's answer), and for the transcripts and summaries
+    /// made before `derivedInOrder`: two devices that each create "the" one write the same record, and the
+    /// merge rule picks one, instead of leaving two.
     public static func derived(from parent: String, kind: String) -> String {
-        var bytes = Array(SHA256.hash(data: Array("tnotes:\(kind):\(parent)".utf8)).prefix(16))
-        bytes[6] = (bytes[6] & 0x0F) | 0x80
-        bytes[8] = (bytes[8] & 0x3F) | 0x80
-        return format(bytes)
+        format(derivedBytes(from: parent, kind: kind, leading: nil))
     }
 
     /// The id of a sermon's one transcript or one summary: as `derived`, deterministic from the parent and the
@@ -124,23 +122,21 @@ public enum Identifier {
     /// transcript, and as a store grows those pages stop being shared between commits and stop fitting its
     /// cache: measured on the 16x bench pull, the device's WAL frames per 2,000-change page went from 693 (1x)
     /// to 911, 263 of them in the record key's index alone. Ordered as their sermons, transcripts append.
-    /// The other 62 bits are SHA-256 of kind and parent, as in `derived`.
+    /// The other 62 bits are `derived`'s; a parent that is not a UUID gives `derived`'s id. (Foundation's UUID
+    /// parser is fine here: this runs once per part written, not on every pushed or pulled change.)
     public static func derivedInOrder(from parent: String, kind: String) -> String {
+        format(derivedBytes(from: parent, kind: kind, leading: UUID(uuidString: parent)))
+    }
+
+    /// SHA-256 of kind and parent as a version 8 UUID's bytes, its first 8 taken from `leading` when given.
+    private static func derivedBytes(from parent: String, kind: String, leading: UUID?) -> [UInt8] {
         var bytes = Array(SHA256.hash(data: Array("tnotes:\(kind):\(parent)".utf8)).prefix(16))
-        if let prefix = leadingBytes(of: parent) {
-            for i in 0..<8 { bytes[i] = prefix[i] }
+        if let leading {
+            withUnsafeBytes(of: leading.uuid) { for i in 0..<8 { bytes[i] = $0[i] } }
         }
         bytes[6] = (bytes[6] & 0x0F) | 0x80
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        return format(bytes)
-    }
-
-    /// The first 8 bytes of a UUID's text (its first three groups), or nil when `text` is not a UUID.
-    static func leadingBytes(of text: String) -> [UInt8]? {
-        guard let id = normalize(text) else { return nil }
-        let hex = Array(id.utf8).filter { $0 != 0x2D }.prefix(16)
-        func value(_ c: UInt8) -> UInt8 { c <= 0x39 ? c - 0x30 : c - 0x61 + 10 }
-        return stride(from: 0, to: 16, by: 2).map { value(hex[hex.startIndex + $0]) << 4 | value(hex[hex.startIndex + $0 + 1]) }
+        return bytes
     }
 
     public static func isSHA256Hex(_ text: String) -> Bool {
