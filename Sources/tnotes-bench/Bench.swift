@@ -33,9 +33,17 @@ struct Bench {
         let base = quick ? Sizes(sermons: 100, notesPerSermon: 10) : Sizes(sermons: 10_000, notesPerSermon: 10)
         // --keep leaves the temp dir (stores, logs) for a look afterwards.
         let keep = args.contains("--keep")
-        let bench = try Bench(quick: quick, only: only, keep: keep)
-        var report = Report(machine: Report.machineLine(), quick: quick)
-        defer { if keep { say("kept \(bench.dir)") } else { bench.cleanup() } }
+        // --cold-memory: no page-cache fill before the timed syncs (see `PageCacheFill`): the syncs' new file pages
+        // then come from free memory, which on a VM that returns it to the host costs a host fault per page.
+        // The quick run never fills (its syncs are small; it is a check that every figure is produced).
+        let fillsPageCache = !quick && !args.contains("--cold-memory")
+        let bench = try Bench(quick: quick, only: only, keep: keep, fillsPageCache: fillsPageCache)
+        var report = Report(machine: Report.machineLine() + (fillsPageCache ? "; page cache filled before each timed sync" : "; cold memory"),
+                            quick: quick)
+        defer {
+            bench.pageCacheFill?.remove()
+            if keep { say("kept \(bench.dir)") } else { bench.cleanup() }
+        }
 
         say("tnotes-bench \(quick ? "(quick)" : "") — binaries: \(bench.bin)")
         var rawWriteRate: Double?
@@ -80,13 +88,15 @@ struct Bench {
     let only: Set<String>?
     /// Leave every store for a look afterwards (else each goes once measured).
     let keep: Bool
+    /// Free memory taken into the page cache before each timed sync (nil: not filled).
+    let pageCacheFill: PageCacheFill?
 
     /// The children's log level: warning (quiet) unless TNOTES_BENCH_LOG says otherwise (e.g. info, for timings).
     var logLevel: String { ProcessInfo.processInfo.environment["TNOTES_BENCH_LOG"] ?? "warning" }
 
     func wants(_ section: String) -> Bool { only?.contains(section) ?? true }
 
-    init(quick: Bool, only: Set<String>? = nil, keep: Bool = false) throws {
+    init(quick: Bool, only: Set<String>? = nil, keep: Bool = false, fillsPageCache: Bool = false) throws {
         self.only = only
         self.keep = keep
         let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
@@ -98,10 +108,22 @@ struct Bench {
         let p = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         dir = String(cString: p!)
         self.quick = quick
+        pageCacheFill = fillsPageCache ? PageCacheFill(path: "\(dir)/page-cache-fill") : nil
     }
 
     func cleanup() { try? FileManager.default.removeItem(atPath: dir) }
     func cleanup(scale: Int) { try? FileManager.default.removeItem(atPath: "\(dir)/scale\(scale)") }
+
+    /// Before a timed sync: free memory into the page cache (untimed; see `PageCacheFill` for why).
+    func fillPageCache() throws {
+        guard let pageCacheFill else { return }
+        let gib = 1_073_741_824.0
+        let free = Double(PageCacheFill.freeBytes() ?? 0) / gib
+        var read = 0
+        let seconds = try timed { read = try pageCacheFill.fill() }
+        say(String(format: "  page cache fill: %.1f GiB free, %.1f GiB read in %.1f s, %.1f GiB free now", free, Double(read) / gib,
+                   seconds, Double(PageCacheFill.freeBytes() ?? 0) / gib))
+    }
 
     // MARK: 1. Durable writes
 
@@ -329,6 +351,9 @@ struct Bench {
         let line = try Wait.forLine(in: "\(sd)/log", containing: "listening on http://")
         let url = String(line[line.range(of: "http://")!.lowerBound...].prefix { $0 != " " })
 
+        // Free memory into the page cache first, so the fill is the oldest cache: what the sync needs later is
+        // taken from it, not from A's copy (filled after the copy, a 1× push read its store back from disk).
+        try fillPageCache()
         // Fresh copies of A (seeded) and an empty B.
         let a = "\(sd)/A", b = "\(sd)/B"
         try FileManager.default.createDirectory(atPath: a, withIntermediateDirectories: true)
