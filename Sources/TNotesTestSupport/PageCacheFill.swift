@@ -43,7 +43,7 @@ public struct PageCacheFill: Sendable {
     @discardableResult
     public func fill(rounds: Int = 3) throws -> Int {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw PageCacheFillError("open \(path): errno \(errno)") }
+        guard fd >= 0 else { throw HarnessError("open \(path): errno \(errno)") }
         defer { close(fd) }
         var size = Int(lseek(fd, 0, SEEK_END))
         var read = 0
@@ -54,11 +54,11 @@ public struct PageCacheFill: Sendable {
             // Less than 256 MiB to take (and not the last of the cap): done. The kernel keeps some memory free
             // whatever is read.
             guard grow > 0, grow >= 256 << 20 || size + grow == maxBytes else { break }
-            guard ftruncate(fd, off_t(size + grow)) == 0 else { throw PageCacheFillError("ftruncate: errno \(errno)") }
+            guard ftruncate(fd, off_t(size + grow)) == 0 else { throw HarnessError("ftruncate: errno \(errno)") }
             var offset = size
             while offset < size + grow {
                 let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, min($0.count, size + grow - offset), off_t(offset)) }
-                guard n > 0 else { throw PageCacheFillError("pread at \(offset): errno \(errno)") }
+                guard n > 0 else { throw HarnessError("pread at \(offset): errno \(errno)") }
                 offset += n
             }
             read += grow
@@ -69,9 +69,4 @@ public struct PageCacheFill: Sendable {
 
     /// The file and its cached pages go.
     public func remove() { unlink(path) }
-}
-
-public struct PageCacheFillError: Error, CustomStringConvertible {
-    public let description: String
-    init(_ description: String) { self.description = description }
 }
