@@ -2,7 +2,7 @@ import PostgresNIO
 import TNotesCore
 
 /// One push batch on PostgreSQL, worked out from its look-up: each change's verdict, and the batch's whole
-/// write as one call of `tnotes_apply_batch` (schema step 10): the user's lock, the check that the look-up
+/// write as one call of `tnotes_apply_batch` (schema step 11): the user's lock, the check that the look-up
 /// still holds, the log rows, the records' final versions (new ones inserted, stored ones updated), the op
 /// results, the user's seq and the notification.
 ///
@@ -64,34 +64,32 @@ final class PostgresPushBatch: Sendable {
         verdicts = plan.verdicts
         let logged = plan.logged
         loggedCount = logged.count
-        // Logged change k (from 1) takes seq base + k. A record's last version here is its current one: the
-        // record's row holds that body (schema step 8), and its log row none ('' rides for NULL, as below).
-        // One pass over the logged changes fills every column. A `map` per column copied each change (a struct
-        // of ten reference-counted fields) once per column: this init was 12.5 % of the server's samples in a
-        // 1× PostgreSQL push, 9.5 % now (most of the rest is postgres-nio encoding the arrays).
-        var log = LogColumns(capacity: logged.count)
-        var new = RecordColumns(), old = RecordColumns()
+        // Logged change k (from 1) takes seq base + k; its row says whether it is also a record's final
+        // version here, new ('n') or stored ('o'): `records` then gets it, body included, and its log row no
+        // body (schema step 8). One pass over the logged changes fills every column. A `map` per column copied
+        // each change (a struct of ten reference-counted fields) once per column.
+        var columns = BatchColumns(capacity: logged.count)
         var lastOfRecord = plan.lastOfRecord.makeIterator()
         var nextLast = lastOfRecord.next()
         for (index, entry) in logged.enumerated() {
-            let isLast = index == nextLast
-            log.append(entry.change, body: isLast ? "" : entry.body)
-            guard isLast else { continue }
-            nextLast = lastOfRecord.next()
-            if found.current[BatchMergePlan.key(entry.change)] == nil {
-                new.append(entry.change, body: entry.body, place: Int64(index + 1))
-            } else {
-                old.append(entry.change, body: entry.body, place: Int64(index + 1))
+            var row = BatchColumns.Row.logOnly
+            if index == nextLast {
+                nextLast = lastOfRecord.next()
+                row = found.current[BatchMergePlan.key(entry.change)] == nil ? .newRecord : .storedRecord
             }
+            columns.append(entry.change, body: entry.body, row: row)
+        }
+        // The stale check needs every record of the batch: the logged ones' keys the call makes from its own
+        // columns; only the others (superseded, duplicate) are sent.
+        var otherKeys = [String]()
+        for (change, verdict) in zip(changes, plan.verdicts) where verdict.status != MergeOutcome.applied.rawValue {
+            otherKeys.append(BatchMergePlan.key(change))
         }
         let channel = PostgresChangeListener.channel
         call = """
-            SELECT tnotes_apply_batch(\(user), \(found.seq), \(changes.map(BatchMergePlan.key)),
-              \(log.collections), \(log.ids), \(log.ops), \(log.updatedAts), \(log.deviceIds), \(log.bodies),
-              \(new.collections), \(new.ids), \(new.sermonIds), \(new.updatedAts), \(new.deviceIds), \(new.deletedAts),
-              \(new.places), \(new.bodies),
-              \(old.collections), \(old.ids), \(old.sermonIds), \(old.updatedAts), \(old.deviceIds), \(old.deletedAts),
-              \(old.places), \(old.bodies),
+            SELECT tnotes_apply_batch(\(user), \(found.seq), \(otherKeys),
+              \(columns.collections), \(columns.ids), \(columns.ops), \(columns.updatedAts), \(columns.deviceIds),
+              \(columns.rows), \(columns.sermonIds), \(columns.deletedAts), \(columns.bodies),
               \(plan.ops.map(\.opId)), \(plan.ops.map(\.result)), \(channel))
             """
     }
@@ -106,43 +104,38 @@ final class PostgresPushBatch: Sendable {
     }
 }
 
-/// The log rows of a batch as the call's parallel arrays. A record's last version in the batch logs ''
-/// for its body: its `records` row holds that body (schema step 8).
-struct LogColumns {
+/// A batch's logged changes as the call's parallel arrays, one element per change: each is a log row, and
+/// a record's final version in the batch is also that record's row (`rows`: 'n' inserted, 'o' updated, ''
+/// the log only). Its collection, id, time and device ride once for both. Sent apart for the log and the
+/// records (with each record's place among the log rows, and every key again for the stale check), a batch
+/// was 17 array elements a change, now 11: fewer for postgres-nio to encode and for PostgreSQL to receive.
+/// NULL cannot ride in these arrays: '' stands for it (never a valid sermon id or time); the sermon id and
+/// deletion are only read for a record's row.
+struct BatchColumns {
+    enum Row: String {
+        case logOnly = "", newRecord = "n", storedRecord = "o"
+    }
+
     var collections = [String](), ids = [String](), ops = [String](), updatedAts = [String](), deviceIds = [String](),
-        bodies = [String]()
+        rows = [String](), sermonIds = [String](), deletedAts = [String](), bodies = [String]()
 
     init(capacity: Int) {
-        for column in [\LogColumns.collections, \.ids, \.ops, \.updatedAts, \.deviceIds, \.bodies] {
+        for column in [\BatchColumns.collections, \.ids, \.ops, \.updatedAts, \.deviceIds, \.rows, \.sermonIds, \.deletedAts,
+                       \.bodies] {
             self[keyPath: column].reserveCapacity(capacity)
         }
     }
 
-    mutating func append(_ change: Change, body: String) {
+    mutating func append(_ change: Change, body: String, row: Row) {
         collections.append(change.collection.rawValue)
         ids.append(change.id)
         ops.append(change.op.rawValue)
         updatedAts.append(change.updatedAt)
         deviceIds.append(change.deviceId)
-        bodies.append(body)
-    }
-}
-
-/// Rows of `records` as the call's parallel arrays; `places` is each one's place among the batch's logged
-/// changes (from 1: its seq is the base plus that). NULL cannot ride in these arrays: '' stands for it (never
-/// a valid sermon id or time).
-struct RecordColumns {
-    var collections = [String](), ids = [String](), sermonIds = [String](), updatedAts = [String](), deviceIds = [String](),
-        deletedAts = [String](), places = [Int64](), bodies = [String]()
-
-    mutating func append(_ change: Change, body: String, place: Int64) {
-        collections.append(change.collection.rawValue)
-        ids.append(change.id)
-        sermonIds.append(change.record.sermonId ?? "")
-        updatedAts.append(change.updatedAt)
-        deviceIds.append(change.deviceId)
-        deletedAts.append(change.record.deletedAt ?? "")
-        places.append(place)
+        rows.append(row.rawValue)
+        let isRecord = row != .logOnly
+        sermonIds.append(isRecord ? change.record.sermonId ?? "" : "")
+        deletedAts.append(isRecord ? change.record.deletedAt ?? "" : "")
         bodies.append(body)
     }
 }

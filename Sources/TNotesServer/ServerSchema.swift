@@ -345,5 +345,69 @@ enum ServerSchema {
         END
         $$;
         """,
+        // 11: step 10's call with each logged change's columns sent once. It took the log rows, then the new
+        // and the stored records' rows again (collection, id, time, device and their place among the log
+        // rows), and every key of the batch for the stale check: 17 array elements a change. Now one set of
+        // columns, where `p_row` says whether a change is also a record's final version ('n' new, 'o' stored,
+        // '' the log only; such a change's log row keeps no body, its record's row has it), and the stale
+        // check makes the logged changes' keys itself, only when it runs: 11 elements a change, and the
+        // unlogged changes' keys (`p_other_keys`: superseded, duplicates).
+        """
+        DROP FUNCTION tnotes_apply_batch(bigint, bigint, text[],
+            text[], text[], text[], text[], text[], text[],
+            text[], text[], text[], text[], text[], text[], int8[], text[],
+            text[], text[], text[], text[], text[], text[], int8[], text[],
+            text[], text[], text);
+        CREATE FUNCTION tnotes_apply_batch(
+            p_user bigint, p_seen bigint, p_other_keys text[],
+            p_c text[], p_i text[], p_o text[], p_u text[], p_d text[], p_row text[], p_sid text[], p_del text[], p_body text[],
+            p_op_ids text[], p_op_results text[], p_channel text) RETURNS bigint
+        LANGUAGE plpgsql VOLATILE AS $$
+        DECLARE
+            v_seq bigint;
+            v_stale boolean;
+            v_row record;
+            v_logged bigint := coalesce(cardinality(p_c), 0);
+        BEGIN
+            SELECT seq INTO v_seq FROM user_seq WHERE user_id = p_user FOR UPDATE;
+            IF v_seq IS NULL THEN
+                RAISE EXCEPTION 'no user % to push for', p_user;
+            END IF;
+            IF v_seq < p_seen THEN
+                RETURN -1;
+            END IF;
+            -- As in step 10: planned for its values (EXECUTE), the keys a constant array that = ANY hashes.
+            IF v_seq > p_seen THEN
+                EXECUTE 'SELECT EXISTS (SELECT 1 FROM changes WHERE user_id = $1 AND seq > $2 AND seq <= $3
+                                        AND collection || ''/'' || id = ANY($4))'
+                    INTO v_stale USING p_user, p_seen, v_seq,
+                        ARRAY(SELECT t.c || '/' || t.i FROM unnest(p_c, p_i) AS t(c, i)) || p_other_keys;
+                IF v_stale THEN
+                    RETURN -1;
+                END IF;
+            END IF;
+            INSERT INTO applied_ops(user_id, op_id, result) SELECT p_user, t.o, t.r FROM unnest(p_op_ids, p_op_results) AS t(o, r);
+            IF v_logged > 0 THEN
+                INSERT INTO changes(user_id, seq, collection, id, op, updated_at, device_id, body)
+                SELECT p_user, v_seq + t.k, t.c, t.i, t.o, t.u, t.d, CASE WHEN t.r = '' THEN t.b END
+                FROM unnest(p_c, p_i, p_o, p_u, p_d, p_row, p_body) WITH ORDINALITY AS t(c, i, o, u, d, r, b, k);
+                -- As in step 10: new records plain inserts, stored ones updated one at a time by their key.
+                INSERT INTO records(user_id, collection, id, sermon_id, updated_at, device_id, deleted_at, seq, body)
+                SELECT p_user, t.c, t.i, NULLIF(t.sid, ''), t.u, t.d, NULLIF(t.del, ''), v_seq + t.k, t.b
+                FROM unnest(p_c, p_i, p_u, p_d, p_row, p_sid, p_del, p_body) WITH ORDINALITY AS t(c, i, u, d, r, sid, del, b, k)
+                WHERE t.r = 'n';
+                FOR v_row IN SELECT * FROM unnest(p_c, p_i, p_u, p_d, p_row, p_sid, p_del, p_body) WITH ORDINALITY
+                                       AS t(c, i, u, d, r, sid, del, b, k) WHERE t.r = 'o' LOOP
+                    UPDATE records SET sermon_id = NULLIF(v_row.sid, ''), updated_at = v_row.u, device_id = v_row.d,
+                      deleted_at = NULLIF(v_row.del, ''), seq = v_seq + v_row.k, body = v_row.b
+                    WHERE user_id = p_user AND collection = v_row.c AND id = v_row.i;
+                END LOOP;
+                UPDATE user_seq SET seq = v_seq + v_logged WHERE user_id = p_user;
+                PERFORM pg_notify(p_channel, p_user::text);
+            END IF;
+            RETURN v_seq;
+        END
+        $$;
+        """,
     ]
 }

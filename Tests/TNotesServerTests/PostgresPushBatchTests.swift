@@ -95,6 +95,29 @@ struct PostgresPushBatchTests {
         }
     }
 
+    /// The call sends the keys of the changes it logs once, as their columns, and only the others' apart: a
+    /// record that the batch does not write still counts for the check.
+    @Test("a batch whose superseded change's record was logged since its look-up is decided again")
+    func supersededRecordLoggedSinceIsDecidedAgain() async throws {
+        try await Self.withStorage { storage, user in
+            let xId = Identifier.make()
+            let xStored = Self.sermon(xId, title: "x stored", at: "2026-01-02T00:00:00.000Z")
+            let xOlder = Self.sermon(xId, title: "x older", at: "2026-01-01T00:00:00.000Z")
+            let xNewest = Self.sermon(xId, title: "x newest", at: "2026-01-03T00:00:00.000Z")
+            let y = Self.sermon(Identifier.make(), title: "y", at: "2026-01-01T00:00:00.000Z")
+            #expect(try await Self.push(storage, user, [xStored], prepared: nil).statuses == ["applied"])
+            // Planned: x's older version superseded (nothing logged for x), y applied.
+            let prepared = await storage.prepareBatch(user: user, changes: [xOlder.change, y.change], bodies: [xOlder.body, y.body])
+            #expect(prepared != nil)
+            #expect(try await Self.push(storage, user, [xNewest], prepared: nil).statuses == ["applied"])
+            let again = try await Self.push(storage, user, [xOlder, y], prepared: prepared)
+            #expect(again.statuses == ["superseded", "applied"])
+            #expect(!again.fast, "x was logged after the look-up, so the plan's verdict on it is not used")
+            let log = try await storage.changes(user: user, after: 0, limit: 10)
+            #expect(log.map(\.id) == [xId, xId, y.change.id])
+        }
+    }
+
     /// postgres-nio hands back a statement's rows before PostgreSQL has run it, and an error comes with the rows:
     /// a batch write whose rows were never read failed unseen, and the transaction's COMMIT, answered by a
     /// ROLLBACK, passed. The push then answered `applied` for changes that were not stored.
