@@ -388,20 +388,26 @@ enum ServerSchema {
             END IF;
             INSERT INTO applied_ops(user_id, op_id, result) SELECT p_user, t.o, t.r FROM unnest(p_op_ids, p_op_results) AS t(o, r);
             IF v_logged > 0 THEN
+                -- Each unnest is a function scan that copies its rows into a tuplestore first: the log's rows
+                -- leave the bodies out (only a version the batch replaces keeps one, fetched by its place), and
+                -- the stored records' loop runs only when there are some. Unnested with the bodies for every
+                -- statement, PostgreSQL's CPU over a 1x push grew by 8 %.
                 INSERT INTO changes(user_id, seq, collection, id, op, updated_at, device_id, body)
-                SELECT p_user, v_seq + t.k, t.c, t.i, t.o, t.u, t.d, CASE WHEN t.r = '' THEN t.b END
-                FROM unnest(p_c, p_i, p_o, p_u, p_d, p_row, p_body) WITH ORDINALITY AS t(c, i, o, u, d, r, b, k);
+                SELECT p_user, v_seq + t.k, t.c, t.i, t.o, t.u, t.d, CASE WHEN t.r = '' THEN p_body[t.k] END
+                FROM unnest(p_c, p_i, p_o, p_u, p_d, p_row) WITH ORDINALITY AS t(c, i, o, u, d, r, k);
                 -- As in step 10: new records plain inserts, stored ones updated one at a time by their key.
                 INSERT INTO records(user_id, collection, id, sermon_id, updated_at, device_id, deleted_at, seq, body)
                 SELECT p_user, t.c, t.i, NULLIF(t.sid, ''), t.u, t.d, NULLIF(t.del, ''), v_seq + t.k, t.b
                 FROM unnest(p_c, p_i, p_u, p_d, p_row, p_sid, p_del, p_body) WITH ORDINALITY AS t(c, i, u, d, r, sid, del, b, k)
                 WHERE t.r = 'n';
-                FOR v_row IN SELECT * FROM unnest(p_c, p_i, p_u, p_d, p_row, p_sid, p_del, p_body) WITH ORDINALITY
-                                       AS t(c, i, u, d, r, sid, del, b, k) WHERE t.r = 'o' LOOP
-                    UPDATE records SET sermon_id = NULLIF(v_row.sid, ''), updated_at = v_row.u, device_id = v_row.d,
-                      deleted_at = NULLIF(v_row.del, ''), seq = v_seq + v_row.k, body = v_row.b
-                    WHERE user_id = p_user AND collection = v_row.c AND id = v_row.i;
-                END LOOP;
+                IF 'o' = ANY(p_row) THEN
+                    FOR v_row IN SELECT * FROM unnest(p_c, p_i, p_u, p_d, p_row, p_sid, p_del, p_body) WITH ORDINALITY
+                                           AS t(c, i, u, d, r, sid, del, b, k) WHERE t.r = 'o' LOOP
+                        UPDATE records SET sermon_id = NULLIF(v_row.sid, ''), updated_at = v_row.u, device_id = v_row.d,
+                          deleted_at = NULLIF(v_row.del, ''), seq = v_seq + v_row.k, body = v_row.b
+                        WHERE user_id = p_user AND collection = v_row.c AND id = v_row.i;
+                    END LOOP;
+                END IF;
                 UPDATE user_seq SET seq = v_seq + v_logged WHERE user_id = p_user;
                 PERFORM pg_notify(p_channel, p_user::text);
             END IF;
