@@ -81,9 +81,10 @@ final class PostgresPushBatch: Sendable {
         }
         // The stale check needs every record of the batch: the logged ones' keys the call makes from its own
         // columns; only the others (superseded, duplicate) are sent.
+        // By index: a `zip` of the changes copied each one (ten retains and releases) to read two fields.
         var otherKeys = [String]()
-        for (change, verdict) in zip(changes, plan.verdicts) where verdict.status != MergeOutcome.applied.rawValue {
-            otherKeys.append(BatchMergePlan.key(change))
+        for index in plan.verdicts.indices where plan.verdicts[index].status != MergeOutcome.applied.rawValue {
+            otherKeys.append(BatchMergePlan.key(changes[index]))
         }
         let channel = PostgresChangeListener.channel
         call = """
