@@ -176,6 +176,8 @@ let package = Package(
         ]),
         .testTarget(name: "TNotesServerTests", dependencies: ["TNotesTestSupport", "TNotesCore", "TNotesSQLite", "TNotesServer", "tnotes-server",
                                                                      .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                                                                     .product(name: "NIOCore", package: "swift-nio"),
+                                                                     .product(name: "PostgresNIO", package: "postgres-nio"),
                                                                      .product(name: "Logging", package: "swift-log")]),
     ]
 )

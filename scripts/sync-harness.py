@@ -8,7 +8,7 @@ usage: scripts/sync-harness.py BINDIR pg|sqlite TAG SEEDDIR
   pg       needs a PostgreSQL 15 cluster on 127.0.0.1:55432, socket dir /tmp/pgc (user postgres, trust):
            runuser -u postgres -- /usr/lib/postgresql/15/bin/pg_ctl -D /tmp/pgc/data -l /tmp/pgc/log \
              -o "-c listen_addresses=127.0.0.1 -c port=55432 -c unix_socket_directories=/tmp/pgc" -w start
-env: FILL=1 fills the page cache first (as the bench does); PERF=server|a|b with PHASE=push|pull records
+env: FILL=1 fills the page cache first (as the bench does); PERF=server|a|b|all with PHASE=push|pull records
 `perf` of that process over that phase into /tmp/pgs-TAG/; KEEPW=1 keeps the stores.
 Prints: total, push and pull seconds; CPU seconds of A, the server and PostgreSQL's backends on the push, and
 of the server, the backends and B on the pull.
@@ -89,13 +89,14 @@ wait_sock(f"{W}/b.sock"); cb = RPC(f"{W}/b.sock")
 os.sync(); time.sleep(0.5)
 perf = os.environ.get("PERF"); phase = os.environ.get("PHASE", "push")
 def start_perf(pid):
-    return subprocess.Popen(["perf", "record", "-F", "2000", "-g", "-o", f"{W}/perf-{perf}-{phase}.data", "-p", str(pid)], stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    target = ["-a"] if pid is None else ["-p", str(pid)]
+    return subprocess.Popen(["perf", "record", "-F", "2000", "-g", "-o", f"{W}/perf-{perf}-{phase}.data"] + target, stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
 s0 = cpu(srv.pid)[0]; pg0 = pgbackends_cpu()
 t0 = time.time()
 a = subprocess.Popen([f"{bindir}/tnotesd", "--config", f"{W}/tnotesd.toml", "--data-dir", f"{W}/A/data", "--socket", f"{W}/a.sock", "--log-level", "warning"], env=env, stderr=open(f"{W}/a.log", "w"))
 pp = None
 if perf and phase == "push":
-    pp = start_perf({"server": srv.pid, "a": a.pid}[perf])
+    pp = start_perf({"server": srv.pid, "a": a.pid, "all": None}[perf])
 wait_sock(f"{W}/a.sock"); ca = RPC(f"{W}/a.sock")
 while True:
     st = ca.call("sync.status")
@@ -105,7 +106,7 @@ push = time.time() - t0
 if pp: pp.send_signal(2); pp.wait()
 s1 = cpu(srv.pid)[0]; pg1 = pgbackends_cpu(); b1 = cpu(b.pid)[0]; acpu = cpu(a.pid)
 if perf and phase == "pull":
-    pp = start_perf({"server": srv.pid, "b": b.pid}[perf])
+    pp = start_perf({"server": srv.pid, "b": b.pid, "all": None}[perf])
 t1 = time.time()
 before = cb.call("sync.status").get("lastSuccessAt")
 cb.call("sync.now", {"wait": False})

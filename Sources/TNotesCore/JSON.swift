@@ -219,7 +219,7 @@ extension JSON {
     }
 
 
-    static func writeString(_ s: String, to out: inout [UInt8]) {
+    public static func writeString(_ s: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         var s = s
         s.withUTF8 { bytes in

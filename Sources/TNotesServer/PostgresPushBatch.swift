@@ -16,7 +16,7 @@ final class PostgresPushBatch: Sendable {
     /// records that exists (by `BatchMergePlan.key`).
     struct Found: Sendable {
         var known = Set<String>()
-        var current = [String: RecordVersion]()
+        var current = [RecordKey: RecordVersion]()
         /// The user's seq in the look-up's snapshot: every record written since logs a change past it.
         var seq: Int64 = 0
     }
@@ -33,9 +33,15 @@ final class PostgresPushBatch: Sendable {
     /// `op_id = ANY(...)` and a hash join scanned all of the user's ops and records for every batch (15-18 ms a
     /// batch at 100 k rows, growing with the log). The user's seq comes from the same snapshot.
     static func lookUp(user: Int64, changes: [Change]) -> PostgresQuery {
-        let keyCollections = changes.map(\.collection.rawValue), keyIds = changes.map(\.id)
+        var opIds = PostgresTextArray(capacity: changes.count), keyCollections = PostgresTextArray(capacity: changes.count),
+            keyIds = PostgresTextArray(capacity: changes.count)
+        for index in changes.indices {
+            opIds.append(changes[index].opId)
+            keyCollections.append(changes[index].collection.rawValue)
+            keyIds.append(changes[index].id)
+        }
         return """
-            SELECT 'op', a.op_id, '', '', '' FROM unnest(\(changes.map(\.opId))::text[]) AS k(op)
+            SELECT 'op', a.op_id, '', '', '' FROM unnest(\(opIds)::text[]) AS k(op)
             CROSS JOIN LATERAL (SELECT op_id FROM applied_ops WHERE user_id = \(user) AND op_id = k.op LIMIT 1) AS a
             UNION ALL
             SELECT 'record', r.collection, r.id, r.updated_at, r.device_id
@@ -53,45 +59,51 @@ final class PostgresPushBatch: Sendable {
             switch kind {
             case "op": found.known.insert(a)
             case "seq": found.seq = Int64(a) ?? 0
-            default: found.current[a + "/" + b] = RecordVersion(updatedAt: u, deviceId: d)
+            default:
+                guard let collection = RecordCollection(rawValue: a) else { continue }
+                found.current[RecordKey(collection, b)] = RecordVersion(updatedAt: u, deviceId: d)
             }
         }
         return found
     }
 
-    init(user: Int64, changes: [Change], found: Found, plan: BatchMergePlan) {
+    /// `bodies[i]` is the canonical text of `changes[i].record`.
+    init(user: Int64, changes: [Change], bodies: [String], found: Found, plan: BatchMergePlan) {
+        precondition(bodies.count == changes.count, "one body per change")
         self.user = user
         verdicts = plan.verdicts
-        let logged = plan.logged
-        loggedCount = logged.count
+        loggedCount = plan.logged.count
         // Logged change k (from 1) takes seq base + k; its row says whether it is also a record's final
         // version here, new ('n') or stored ('o'): `records` then gets it, body included, and its log row no
-        // body (schema step 8). One pass over the logged changes fills every column. A `map` per column copied
-        // each change (a struct of ten reference-counted fields) once per column.
-        var columns = BatchColumns(capacity: logged.count)
+        // body (schema step 8). One pass over the logged changes fills every column.
+        var columns = BatchColumns(capacity: plan.logged.count)
         var lastOfRecord = plan.lastOfRecord.makeIterator()
         var nextLast = lastOfRecord.next()
-        for (index, entry) in logged.enumerated() {
+        for (place, index) in plan.logged.enumerated() {
             var row = BatchColumns.Row.logOnly
-            if index == nextLast {
+            if place == nextLast {
                 nextLast = lastOfRecord.next()
-                row = found.current[BatchMergePlan.key(entry.change)] == nil ? .newRecord : .storedRecord
+                row = found.current[BatchMergePlan.key(changes[index])] == nil ? .newRecord : .storedRecord
             }
-            columns.append(entry.change, body: entry.body, row: row)
+            columns.append(changes[index], body: bodies[index], row: row)
         }
         // The stale check needs every record of the batch: the logged ones' keys the call makes from its own
-        // columns; only the others (superseded, duplicate) are sent.
-        // By index: a `zip` of the changes copied each one (ten retains and releases) to read two fields.
-        var otherKeys = [String]()
+        // columns; only the others (superseded, duplicate) are sent, as the call writes them.
+        var otherKeys = PostgresTextArray()
         for index in plan.verdicts.indices where plan.verdicts[index].status != MergeOutcome.applied.rawValue {
-            otherKeys.append(BatchMergePlan.key(changes[index]))
+            otherKeys.append(changes[index].collection.rawValue + "/" + changes[index].id)
+        }
+        var opIds = PostgresTextArray(capacity: plan.ops.count), opResults = PostgresTextArray(capacity: plan.ops.count)
+        for (opId, result) in plan.ops {
+            opIds.append(opId)
+            opResults.append(result)
         }
         let channel = PostgresChangeListener.channel
         call = """
             SELECT tnotes_apply_batch(\(user), \(found.seq), \(otherKeys),
               \(columns.collections), \(columns.ids), \(columns.ops), \(columns.updatedAts), \(columns.deviceIds),
               \(columns.rows), \(columns.sermonIds), \(columns.deletedAts), \(columns.bodies),
-              \(plan.ops.map(\.opId)), \(plan.ops.map(\.result)), \(channel))
+              \(opIds), \(opResults), \(channel))
             """
     }
 
@@ -117,13 +129,13 @@ struct BatchColumns {
         case logOnly = "", newRecord = "n", storedRecord = "o"
     }
 
-    var collections = [String](), ids = [String](), ops = [String](), updatedAts = [String](), deviceIds = [String](),
-        rows = [String](), sermonIds = [String](), deletedAts = [String](), bodies = [String]()
+    var collections = PostgresTextArray(), ids = PostgresTextArray(), ops = PostgresTextArray(),
+        updatedAts = PostgresTextArray(), deviceIds = PostgresTextArray(), rows = PostgresTextArray(),
+        sermonIds = PostgresTextArray(), deletedAts = PostgresTextArray(), bodies = PostgresTextArray()
 
     init(capacity: Int) {
-        for column in [\BatchColumns.collections, \.ids, \.ops, \.updatedAts, \.deviceIds, \.rows, \.sermonIds, \.deletedAts,
-                       \.bodies] {
-            self[keyPath: column].reserveCapacity(capacity)
+        for column in [\BatchColumns.collections, \.ids, \.ops, \.updatedAts, \.deviceIds, \.rows, \.sermonIds, \.deletedAts] {
+            self[keyPath: column].reserve(elements: capacity, bytes: capacity * 40)
         }
     }
 

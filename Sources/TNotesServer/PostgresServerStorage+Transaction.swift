@@ -79,10 +79,10 @@ extension PostgresServerStorage {
             if changes.isEmpty { return [] }
             let found = try await PostgresPushBatch.found(
                 try await conn.query(PostgresPushBatch.lookUp(user: user, changes: changes), logger: logger))
-            guard let plan = BatchMergePlan(changes: changes, bodies: bodies, known: found.known, current: found.current) else {
+            guard let plan = BatchMergePlan(changes: changes, known: found.known, current: found.current) else {
                 return try await mergeEach(changes)
             }
-            let batch = PostgresPushBatch(user: user, changes: changes, found: found, plan: plan)
+            let batch = PostgresPushBatch(user: user, changes: changes, bodies: bodies, found: found, plan: plan)
             // Under the lock the look-up is exact, so the call's check finds nothing logged since it.
             guard let before = try await batch.run(on: conn, logger: logger), before == seq else {
                 throw ServerError.storage("a push batch looked up under its user's lock was refused as stale")

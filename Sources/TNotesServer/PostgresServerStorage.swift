@@ -221,9 +221,9 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
         guard !changes.isEmpty,
               let rows = try? await client.query(PostgresPushBatch.lookUp(user: user, changes: changes), logger: logger),
               let found = try? await PostgresPushBatch.found(rows),
-              let plan = BatchMergePlan(changes: changes, bodies: bodies, known: found.known, current: found.current)
+              let plan = BatchMergePlan(changes: changes, known: found.known, current: found.current)
         else { return nil }
-        return PostgresPushBatch(user: user, changes: changes, found: found, plan: plan)
+        return PostgresPushBatch(user: user, changes: changes, bodies: bodies, found: found, plan: plan)
     }
 
     /// One statement of its own, committed as it ends: the lock, the check and the write

@@ -211,16 +211,16 @@ public final class SQLiteServerStorage: ServerStorage, @unchecked Sendable {
             for row in try db.query(Self.knownOps, [.int(user), .text(JSON.array(changes.map { .string($0.opId) }).text)]) {
                 if let op = row[0].string { known.insert(op) }
             }
-            var current = [String: RecordVersion]()
+            var current = [RecordKey: RecordVersion]()
             let keys = JSON.array(changes.map { .array([.string($0.collection.rawValue), .string($0.id)]) }).text
             for row in try db.query(Self.storedVersions, [.text(keys), .int(user)]) {
-                current[(row[0].string ?? "") + "/" + (row[1].string ?? "")] =
-                    RecordVersion(updatedAt: row[2].string ?? "", deviceId: row[3].string ?? "")
+                guard let collection = RecordCollection(rawValue: row[0].string ?? "") else { continue }
+                current[RecordKey(collection, row[1].string ?? "")] = RecordVersion(updatedAt: row[2].string ?? "", deviceId: row[3].string ?? "")
             }
-            guard let plan = BatchMergePlan(changes: changes, bodies: bodies, known: known, current: current) else {
+            guard let plan = BatchMergePlan(changes: changes, known: known, current: current) else {
                 return try await mergeEach(changes)
             }
-            for (change, body) in plan.logged { _ = try writeRow(change, body: body) }
+            for index in plan.logged { _ = try writeRow(changes[index], body: bodies[index]) }
             for (opId, result) in plan.ops { try insertOp(opId, result: result) }
             return plan.verdicts
         }

