@@ -219,16 +219,17 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
     /// when the look-up fails or the batch needs the one-at-a-time merge: the transaction then does it all.
     public func prepareBatch(user: Int64, changes: [Change], bodies: [String]) async -> (any Sendable)? {
         guard !changes.isEmpty,
-              let rows = try? await client.query(PostgresPushBatch.lookUp(user: user, changes: changes), logger: logger),
+              let rows = try? await client.query(PostgresPushBatch.lookUp(user: user, changes: changes, opIds: false), logger: logger),
               let found = try? await PostgresPushBatch.found(rows),
               let plan = BatchMergePlan(changes: changes, known: found.known, current: found.current)
         else { return nil }
         return PostgresPushBatch(user: user, changes: changes, bodies: bodies, found: found, plan: plan)
     }
 
-    /// One statement of its own, committed as it ends: the lock, the check and the write
-    /// (`tnotes_apply_batch`). Nil when the look-up no longer holds: a record of the batch was logged since,
-    /// or one of its op ids was taken (the same change pushed twice at once); nothing was kept then.
+    /// One statement of its own, committed as it ends: the op results, the lock, the check and the write
+    /// (`tnotes_push_batch`). Nil when the look-up no longer holds: a record of the batch was logged since, or
+    /// one of its op ids was taken (the same change pushed twice at once), or two batches holding the same op
+    /// id deadlocked on it and PostgreSQL aborted this one; nothing was kept then.
     public func applyPrepared(_ prepared: any Sendable) async throws -> AppliedBatch? {
         guard let batch = prepared as? PostgresPushBatch else { return nil }
         let logger = self.logger
@@ -236,6 +237,8 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
         do {
             before = try await client.withConnection { conn in try await batch.run(on: conn, logger: logger) }
         } catch let e as PSQLError where e.serverInfo?[.sqlState] == "23505" && e.serverInfo?[.constraintName] == "applied_ops_pkey" {
+            return nil
+        } catch let e as PSQLError where e.serverInfo?[.sqlState] == "40P01" {
             return nil
         }
         guard let before else { return nil }

@@ -190,6 +190,34 @@ struct PostgresPushBatchTests {
         }
     }
 
+    /// A batch prepared before the lock is not looked up by its op ids (schema step 12): the call writes them
+    /// first, and one the log already has fails there, before the lock, with nothing of the call kept.
+    @Test("a batch sent again (its op ids in the log), prepared without looking op ids up, is answered duplicate")
+    func resentBatchIsDecidedAgain() async throws {
+        try await Self.withStorage { storage, user in
+            let batch = [Self.sermon(Identifier.make(), title: "a", at: "2026-01-01T00:00:00.000Z"),
+                         Self.sermon(Identifier.make(), title: "b", at: "2026-01-01T00:00:01.000Z")]
+            #expect(try await Self.push(storage, user, batch, prepared: nil).statuses == ["applied", "applied"])
+            let prepared = try #require(await storage.prepareBatch(user: user, changes: batch.map(\.change), bodies: batch.map(\.body)))
+            let refused = try await storage.applyPrepared(prepared)
+            #expect(refused == nil, "a known op id refuses the prepared call")
+            let again = try await Self.push(storage, user, batch, prepared: prepared)
+            #expect(again.statuses == ["duplicate", "duplicate"])
+            #expect(!again.fast)
+            #expect(try await storage.lastSeq(user: user) == 2)
+            // A sent change beside a new one: the new one applies once, the refused call kept nothing of it.
+            let fresh = Self.sermon(Identifier.make(), title: "c", at: "2026-01-01T00:00:02.000Z")
+            let mixed = [batch[0], fresh]
+            let preparedMixed = await storage.prepareBatch(user: user, changes: mixed.map(\.change), bodies: mixed.map(\.body))
+            let decided = try await Self.push(storage, user, mixed, prepared: preparedMixed)
+            #expect(decided.statuses == ["duplicate", "applied"])
+            #expect(!decided.fast)
+            #expect(try await storage.lastSeq(user: user) == 3)
+            #expect(try await Self.push(storage, user, mixed, prepared: nil).statuses == ["duplicate", "duplicate"])
+            #expect(try await storage.changes(user: user, after: 0, limit: 10).map(\.id) == batch.map(\.change.id) + [fresh.change.id])
+        }
+    }
+
     @Test("a batch applied on its own answers the seqs around it, and one that logs nothing an empty range")
     func appliedOnItsOwnAnswersItsRange() async throws {
         try await Self.withStorage { storage, user in

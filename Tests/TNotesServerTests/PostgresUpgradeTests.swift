@@ -26,7 +26,7 @@ struct PostgresUpgradeTests {
         let before = try http.pullAll(from: nil, limit: 100).changes
         _ = server.stop()
 
-        // Back to step 4 as a server of that version left it: no batch function (steps 10 and 11), a body in every
+        // Back to step 4 as a server of that version left it: no batch function (steps 10 to 12), a body in every
         // logged row (step 8 keeps the current version's in the record only), the log's and the records'
         // bodies jsonb (step 5 made the log's text, step 6 the records').
         _ = try pg.sql(url, """
@@ -36,6 +36,7 @@ struct PostgresUpgradeTests {
         _ = try pg.sql(url, "ALTER TABLE applied_ops ALTER COLUMN op_id TYPE text COLLATE \"default\"")
         _ = try pg.sql(url, "DROP TRIGGER records_keep_logged_body ON records")
         _ = try pg.sql(url, "DROP FUNCTION records_keep_logged_body()")
+        _ = try pg.sql(url, "DROP FUNCTION tnotes_push_batch")  // step 12
         _ = try pg.sql(url, "DROP FUNCTION tnotes_apply_batch")  // step 11 (step 10 makes the one it replaces)
         _ = try pg.sql(url, """
             UPDATE changes AS c SET body = r.body FROM records AS r
@@ -54,7 +55,9 @@ struct PostgresUpgradeTests {
         let http2 = HTTPTestClient(baseURL: server.baseURL, token: token)  // a new port
         #expect(try pg.sql(url, "SELECT data_type FROM information_schema.columns WHERE table_name = 'changes' AND column_name = 'body'") == "text")
         #expect(try pg.sql(url, "SELECT data_type FROM information_schema.columns WHERE table_name = 'records' AND column_name = 'body'") == "text")
-        #expect(try pg.sql(url, "SELECT version FROM schema_version") == "11")
+        #expect(try pg.sql(url, "SELECT version FROM schema_version") == "12")
+        // Step 11's call stays beside step 12's, for an instance of the previous build during a rolling upgrade.
+        #expect(try pg.sql(url, "SELECT count(*) FROM pg_proc WHERE proname IN ('tnotes_apply_batch', 'tnotes_push_batch')") == "2")
         #expect(try pg.sql(url, "SELECT collation_name FROM information_schema.columns WHERE table_name = 'records' AND column_name = 'id'") == "C")
         #expect(try pg.sql(url, "SELECT count(*) FROM changes WHERE body IS NULL") == "0", "rows logged before keep their bodies")
         // A change logged after the upgrade, as canonical text.
