@@ -219,7 +219,7 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
     /// when the look-up fails or the batch needs the one-at-a-time merge: the transaction then does it all.
     public func prepareBatch(user: Int64, changes: [Change], bodies: [String]) async -> (any Sendable)? {
         guard !changes.isEmpty,
-              let rows = try? await client.query(PostgresPushBatch.lookUp(user: user, changes: changes, opIds: false), logger: logger),
+              let rows = try? await client.query(PostgresPushBatch.lookUp(user: user, changes: changes, scope: .presumingNew), logger: logger),
               let found = try? await PostgresPushBatch.found(rows),
               let plan = BatchMergePlan(changes: changes, known: found.known, current: found.current)
         else { return nil }
@@ -227,16 +227,19 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
     }
 
     /// One statement of its own, committed as it ends: the op results, the lock, the check and the write
-    /// (`tnotes_push_batch`). Nil when the look-up no longer holds: a record of the batch was logged since, or
-    /// one of its op ids was taken (the same change pushed twice at once), or two batches holding the same op
-    /// id deadlocked on it and PostgreSQL aborted this one; nothing was kept then.
+    /// (`tnotes_push_batch`). Nil when the look-up no longer holds or did not look far enough
+    /// (`LookUpScope.presumingNew`): a record of the batch was logged since, one of its op ids is known (sent
+    /// again, or the same change pushed twice at once), a record presumed new exists, or two batches holding
+    /// the same op id deadlocked on it and PostgreSQL aborted this one; nothing was kept then.
     public func applyPrepared(_ prepared: any Sendable) async throws -> AppliedBatch? {
         guard let batch = prepared as? PostgresPushBatch else { return nil }
         let logger = self.logger
         let before: Int64?
         do {
             before = try await client.withConnection { conn in try await batch.run(on: conn, logger: logger) }
-        } catch let e as PSQLError where e.serverInfo?[.sqlState] == "23505" && e.serverInfo?[.constraintName] == "applied_ops_pkey" {
+        } catch let e as PSQLError where e.serverInfo?[.sqlState] == "23505"
+            && ["applied_ops_pkey", "records_pkey"].contains(e.serverInfo?[.constraintName])
+        {
             return nil
         } catch let e as PSQLError where e.serverInfo?[.sqlState] == "40P01" {
             return nil

@@ -32,10 +32,11 @@ struct PostgresPushBatchTests {
         }
     }
 
-    static func sermon(_ id: String, title: String, at updatedAt: String) -> (change: Change, body: String) {
+    /// `on`: the version the change was made on (a device editing a record it holds sends it), nil for a new record.
+    static func sermon(_ id: String, title: String, at updatedAt: String, on base: String? = nil) -> (change: Change, body: String) {
         let record: [String: JSON] = ["id": .string(id), "title": .string(title), "updatedAt": .string(updatedAt)]
         let change = Change(opId: Identifier.make(), collection: .sermons, id: id, op: .upsert, updatedAt: updatedAt,
-                            deviceId: "devA", record: record)
+                            deviceId: "devA", record: record, base: base.map { RecordVersion(updatedAt: $0, deviceId: "devA") })
         return (change, JSON.object(record).text)
     }
 
@@ -218,6 +219,35 @@ struct PostgresPushBatchTests {
         }
     }
 
+    /// A change made on no version (`base` nil) is presumed a new record by the look-up made before the lock
+    /// (`LookUpScope.presumingNew`). One whose record exists after all (a legacy client, a restored backup)
+    /// breaks the records' key in the call: nothing of the call is kept, and the batch is decided again under
+    /// the lock, as it would have been decided had it been looked up.
+    @Test("a change presumed new whose record exists is decided again under the lock: newer applies, older loses")
+    func presumedNewRecordThatExistsIsDecidedAgain() async throws {
+        try await Self.withStorage { storage, user in
+            let id = Identifier.make()
+            #expect(try await Self.push(storage, user, [Self.sermon(id, title: "first", at: "2026-01-02T00:00:00.000Z")],
+                                        prepared: nil).statuses == ["applied"])
+            let fresh = Self.sermon(Identifier.make(), title: "fresh", at: "2026-01-03T00:00:00.000Z")
+            let newer = [Self.sermon(id, title: "newer", at: "2026-01-03T00:00:00.000Z"), fresh]
+            let prepared = try #require(await storage.prepareBatch(user: user, changes: newer.map(\.change), bodies: newer.map(\.body)))
+            let refused = try await storage.applyPrepared(prepared)
+            #expect(refused == nil, "the record presumed new exists")
+            #expect(try await storage.lastSeq(user: user) == 1, "nothing of the refused call was kept")
+            let decided = try await Self.push(storage, user, newer, prepared: prepared)
+            #expect(decided.statuses == ["applied", "applied"])
+            #expect(!decided.fast)
+            let older = [Self.sermon(id, title: "older", at: "2026-01-01T00:00:00.000Z")]
+            let olderPrepared = await storage.prepareBatch(user: user, changes: older.map(\.change), bodies: older.map(\.body))
+            #expect(try await Self.push(storage, user, older, prepared: olderPrepared).statuses == ["superseded"])
+            #expect(try await storage.lastSeq(user: user) == 3)
+            let records = try await storage.records(user: user, after: nil, limit: 10, tombstones: true)
+            #expect(records.first { $0.id == id }?.record.text.contains("\"newer\"") == true)
+            #expect(records.count == 2)
+        }
+    }
+
     @Test("a batch applied on its own answers the seqs around it, and one that logs nothing an empty range")
     func appliedOnItsOwnAnswersItsRange() async throws {
         try await Self.withStorage { storage, user in
@@ -235,8 +265,8 @@ struct PostgresPushBatchTests {
             let log = try await storage.changes(user: user, after: 1, limit: 10)
             #expect(log.map(\.id) == batch.map(\.change.id))
             #expect(log.map(\.seq) == [2, 3])
-            // An older version of b logs nothing: the seq stays, and the range is empty.
-            let stale = Self.sermon(batch[0].change.id, title: "old", at: "2025-01-01T00:00:00.000Z")
+            // An older version of b (made on that version) logs nothing: the seq stays, and the range is empty.
+            let stale = Self.sermon(batch[0].change.id, title: "old", at: "2025-01-01T00:00:00.000Z", on: "2026-01-01T00:00:01.000Z")
             let losing = try #require(await storage.prepareBatch(user: user, changes: [stale.change], bodies: [stale.body]))
             let none = try #require(try await storage.applyPrepared(losing))
             #expect(none.verdicts.map(\.status) == ["superseded"])
@@ -258,8 +288,8 @@ struct PostgresPushBatchTests {
             #expect(try await Self.push(storage, user, first, prepared: nil).statuses == ["applied", "applied", "applied"])
             // Two of them again, newer, beside a new one: an update of two stored records and an insert.
             let fresh = Self.sermon(Identifier.make(), title: "new", at: "2026-01-02T00:00:00.000Z")
-            let second = [Self.sermon(ids[0], title: "second", at: "2026-01-02T00:00:00.000Z"), fresh,
-                          Self.sermon(ids[2], title: "second", at: "2026-01-02T00:00:00.000Z")]
+            let second = [Self.sermon(ids[0], title: "second", at: "2026-01-02T00:00:00.000Z", on: "2026-01-01T00:00:00.000Z"), fresh,
+                          Self.sermon(ids[2], title: "second", at: "2026-01-02T00:00:00.000Z", on: "2026-01-01T00:00:00.000Z")]
             let prepared = try #require(await storage.prepareBatch(user: user, changes: second.map(\.change), bodies: second.map(\.body)))
             let applied = try #require(try await storage.applyPrepared(prepared))
             #expect(applied.verdicts.map(\.status) == ["applied", "applied", "applied"])
