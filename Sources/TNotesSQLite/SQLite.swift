@@ -9,6 +9,8 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     /// A plain SQL error (SQLITE_ERROR), such as an FTS5 query with bad syntax: the statement's input was
     /// wrong, not the database.
     public var isQueryError: Bool { code & 0xFF == SQLITE_ERROR }
+    /// A constraint broken (a key, a CHECK, NOT NULL): the statement's row was refused, nothing of it written.
+    public var isConstraint: Bool { code & 0xFF == SQLITE_CONSTRAINT }
 }
 
 // SQLITE_TRANSIENT tells SQLite to copy bound text; the macro does not import into Swift.
