@@ -288,14 +288,15 @@ extension ServerSchema {
         END
         $$;
         """,
-        // 12: the batch call as `tnotes_push_batch`, which writes the op results first, before the user's lock.
-        // A batch prepared before the lock is no longer looked up by its op ids (`PostgresPushBatch.lookUp`):
-        // one the log already has breaks applied_ops' key here at once, without waiting for the lock, and the
-        // caller decides the batch again under the lock. So a batch the look-up no longer holds now raises
-        // `TNST1` (its op results must not stay) instead of returning -1. Two batches holding the same op id
-        // can deadlock (each waits for what the other holds); PostgreSQL aborts one, which is decided again
-        // the same way. Step 11's `tnotes_apply_batch` stays, for an instance of the previous build still
-        // running while its replacements start (a rolling upgrade).
+        // 12: the batch call as `tnotes_push_batch`, which writes the op results first, before the user's lock,
+        // and then makes step 11's call with none. A batch prepared before the lock is no longer looked up by
+        // its op ids (`PostgresPushBatch.LookUpScope`): one the log already has breaks applied_ops' key here at
+        // once, without waiting for the lock, and the caller decides the batch again under the lock. So a
+        // batch the look-up no longer holds now raises `TNST1` (its op results must not stay) where step 11's
+        // call returns -1. Two batches holding the same op id can deadlock (each waits for what the other
+        // holds); PostgreSQL aborts one, which is decided again the same way. Step 11's `tnotes_apply_batch`
+        // stays as it is, also for an instance of the previous build still running while its replacements
+        // start (a rolling upgrade).
         """
         CREATE FUNCTION tnotes_push_batch(
             p_user bigint, p_seen bigint, p_other_keys text[],
@@ -304,47 +305,12 @@ extension ServerSchema {
         LANGUAGE plpgsql VOLATILE AS $$
         DECLARE
             v_seq bigint;
-            v_stale boolean;
-            v_row record;
-            v_logged bigint := coalesce(cardinality(p_c), 0);
         BEGIN
             INSERT INTO applied_ops(user_id, op_id, result) SELECT p_user, t.o, t.r FROM unnest(p_op_ids, p_op_results) AS t(o, r);
-            SELECT seq INTO v_seq FROM user_seq WHERE user_id = p_user FOR UPDATE;
-            IF v_seq IS NULL THEN
-                RAISE EXCEPTION 'no user % to push for', p_user;
-            END IF;
-            IF v_seq < p_seen THEN
+            v_seq := tnotes_apply_batch(p_user, p_seen, p_other_keys, p_c, p_i, p_o, p_u, p_d, p_row, p_sid, p_del, p_body,
+                                        '{}'::text[], '{}'::text[], p_channel);
+            IF v_seq < 0 THEN
                 RAISE EXCEPTION 'the batch''s look-up no longer holds' USING ERRCODE = 'TNST1';
-            END IF;
-            -- As in step 10: planned for its values (EXECUTE), the keys a constant array that = ANY hashes.
-            IF v_seq > p_seen THEN
-                EXECUTE 'SELECT EXISTS (SELECT 1 FROM changes WHERE user_id = $1 AND seq > $2 AND seq <= $3
-                                        AND collection || ''/'' || id = ANY($4))'
-                    INTO v_stale USING p_user, p_seen, v_seq,
-                        ARRAY(SELECT t.c || '/' || t.i FROM unnest(p_c, p_i) AS t(c, i)) || p_other_keys;
-                IF v_stale THEN
-                    RAISE EXCEPTION 'the batch''s look-up no longer holds' USING ERRCODE = 'TNST1';
-                END IF;
-            END IF;
-            IF v_logged > 0 THEN
-                -- As in step 11.
-                INSERT INTO changes(user_id, seq, collection, id, op, updated_at, device_id, body)
-                SELECT p_user, v_seq + t.k, t.c, t.i, t.o, t.u, t.d, CASE WHEN t.r = '' THEN p_body[t.k] END
-                FROM unnest(p_c, p_i, p_o, p_u, p_d, p_row) WITH ORDINALITY AS t(c, i, o, u, d, r, k);
-                INSERT INTO records(user_id, collection, id, sermon_id, updated_at, device_id, deleted_at, seq, body)
-                SELECT p_user, t.c, t.i, NULLIF(t.sid, ''), t.u, t.d, NULLIF(t.del, ''), v_seq + t.k, t.b
-                FROM unnest(p_c, p_i, p_u, p_d, p_row, p_sid, p_del, p_body) WITH ORDINALITY AS t(c, i, u, d, r, sid, del, b, k)
-                WHERE t.r = 'n';
-                IF 'o' = ANY(p_row) THEN
-                    FOR v_row IN SELECT * FROM unnest(p_c, p_i, p_u, p_d, p_row, p_sid, p_del, p_body) WITH ORDINALITY
-                                           AS t(c, i, u, d, r, sid, del, b, k) WHERE t.r = 'o' LOOP
-                        UPDATE records SET sermon_id = NULLIF(v_row.sid, ''), updated_at = v_row.u, device_id = v_row.d,
-                          deleted_at = NULLIF(v_row.del, ''), seq = v_seq + v_row.k, body = v_row.b
-                        WHERE user_id = p_user AND collection = v_row.c AND id = v_row.i;
-                    END LOOP;
-                END IF;
-                UPDATE user_seq SET seq = v_seq + v_logged WHERE user_id = p_user;
-                PERFORM pg_notify(p_channel, p_user::text);
             END IF;
             RETURN v_seq;
         END
