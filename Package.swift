@@ -146,7 +146,7 @@ let package = Package(
         // The benchmark: real processes, every figure beside a baseline measured in the same run.
         .executableTarget(name: "tnotes-bench", dependencies: [
             "TNotesCore", "TNotesStore", "TNotesSQLite", "TNotesTestSupport", .product(name: "Logging", package: "swift-log"),
-            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Crypto", package: "swift-crypto"), .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // libFuzzer targets (built with -sanitize=fuzzer -DFUZZING by scripts/fuzz.sh); a normal build replays the corpus.
         .target(name: "CFuzzSupport"),

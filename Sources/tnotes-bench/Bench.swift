@@ -6,82 +6,8 @@ import TNotesStore
 import TNotesTestSupport
 import TNotesSQLite
 
-/// tnotes-bench: speed, scale and memory of the real processes, each figure next to a baseline measured
-/// in the same run on the same machine (absolute times on shared machines are noise; ratios are not).
-///
-///   swift run -c release tnotes-bench [--quick] [--scales 1,4,16] [--out bench.json] [--postgres URL|auto]
-@main
+/// The runs and figures of tnotes-bench (`BenchCommand` is its entry point).
 struct Bench {
-    static func main() throws {
-        var args = Array(CommandLine.arguments.dropFirst())
-        func option(_ name: String) -> String? {
-            guard let i = args.firstIndex(of: name), i + 1 < args.count else { return nil }
-            let v = args[i + 1]
-            args.removeSubrange(i...(i + 1))
-            return v
-        }
-        let quick = args.contains("--quick")
-        // --only writes,reads,sync: a subset, for profiling one part (the figure count check is then skipped).
-        let only = option("--only").map { Set($0.split(separator: ",").map(String.init)) }
-        let out = option("--out") ?? "bench-results.json"
-        let scales = (option("--scales") ?? (quick ? "1,4" : "1,4,16")).split(separator: ",").compactMap { Int($0) }
-        // A throwaway cluster on loopback (initdb in a temp dir), as the tests use, but durable (fsync=on); or the
-        // database of a URL.
-        let postgresOption = option("--postgres")
-        let postgres = PostgresDatabases(given: postgresOption == "auto" ? nil : postgresOption,
-                                         cluster: postgresOption == "auto" ? try PostgresServer.durable.get() : nil)
-        let base = quick ? Sizes(sermons: 100, notesPerSermon: 10) : Sizes(sermons: 10_000, notesPerSermon: 10)
-        // --keep leaves the temp dir (stores, logs) for a look afterwards.
-        let keep = args.contains("--keep")
-        // --cold-memory: no page-cache fill before the timed syncs (see `PageCacheFill`): the syncs' new file pages
-        // then come from free memory, which on a VM that returns it to the host costs a host fault per page.
-        // The quick run never fills (its syncs are small; it is a check that every figure is produced).
-        let fillsPageCache = !quick && !args.contains("--cold-memory")
-        let bench = try Bench(quick: quick, only: only, keep: keep, fillsPageCache: fillsPageCache)
-        var report = Report(machine: Report.machineLine() + (fillsPageCache ? "; page cache filled before each timed sync" : "; cold memory"),
-                            quick: quick)
-        defer {
-            bench.pageCacheFill?.remove()
-            if keep { say("kept \(bench.dir)") } else { bench.cleanup() }
-        }
-
-        say("tnotes-bench \(quick ? "(quick)" : "") — binaries: \(bench.bin)")
-        var rawWriteRate: Double?
-        if bench.wants("writes") {
-            let figures = try bench.durableWrites(count: quick ? 300 : 3000)
-            rawWriteRate = figures.first?.baseline
-            report.add(figures)
-            report.add(try bench.searchWriteOverhead(count: quick ? 200 : 2000))
-        }
-        if bench.wants("transcription") {
-            report.add(try bench.transcription(minutes: quick ? 0.5 : 10))
-        }
-        if bench.wants("realtime") {
-            report.add(try bench.realtime(postgres: postgres, edits: quick ? 30 : 200, idlePulls: quick ? 200 : 1000))
-        }
-        for scale in scales {
-            let sizes = base.scaled(scale)
-            say("scale \(scale)×: \(sizes.sermons) sermons, \(sizes.notes) notes, \(sizes.sermons) transcripts")
-            let figures = try bench.scaleRun(sizes: sizes, scale: scale, postgres: postgres, quick: quick, rawWriteRate: rawWriteRate)
-            for f in figures { report.add(f) }
-            // A scale's stores go once it is measured: at 16× they are 22 GB, and kept beside the smaller
-            // scales' until exit they once filled the disk mid-run.
-            if !keep { bench.cleanup(scale: scale) }
-        }
-        say("")
-        say(report.markdown())
-        try Data(report.json.text.utf8).write(to: URL(fileURLWithPath: out))
-        say("\nJSON written to \(out)")
-        // Every figure must have been measured (a speed is never pass/fail here; a missing figure is).
-        let bad = report.figures.filter { !$0.value.isFinite || $0.value <= 0 || ($0.baseline.map { !$0.isFinite || $0 <= 0 } ?? false) }
-        let backends = postgres.isEmpty ? 1 : 2
-        let expected = 4 + 3 + 3 * (postgres.isEmpty ? 1 : 3) + 2 + scales.count * (12 + 7 * backends) + (scales.contains(1) ? backends + 2 + 1 : 0)
-        if !bad.isEmpty || (only == nil && report.figures.count != expected) {
-            say("missing or invalid figures: \(bad.map(\.name)); \(report.figures.count) of \(expected) produced")
-            exit(1)
-        }
-    }
-
     let bin: String
     let dir: String
     let quick: Bool
