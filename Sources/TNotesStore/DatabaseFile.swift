@@ -94,6 +94,7 @@ public enum DatabaseFile {
             do {
                 try db.transaction {
                     try db.exec(step.sql)
+                    try step.edit?(db)
                     try db.exec("PRAGMA user_version = \(step.version)")
                 }
             } catch {

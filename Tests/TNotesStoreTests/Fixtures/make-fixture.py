@@ -21,6 +21,27 @@ EXTRA_ROWS = {
           None, 0, '2025-11-06T12:05:00.000Z', '2025-11-06T12:05:01.000Z')]),
 }
 
+def edit_table(db, table, text, replacement):
+    """SQLiteConnection.editTableDefinition, as in Sources/TNotesSQLite/TableDefinitionEdit.swift."""
+    sql = db.execute("SELECT sql FROM sqlite_schema WHERE type='table' AND name=?", (table,)).fetchone()[0]
+    assert sql.count(text) == 1, (table, text)
+    version = db.execute("PRAGMA schema_version").fetchone()[0]
+    db.execute("PRAGMA writable_schema=ON")
+    db.execute("UPDATE sqlite_schema SET sql=? WHERE type='table' AND name=?", (sql.replace(text, replacement), table))
+    db.execute("PRAGMA schema_version=%d" % (version + 1))
+    db.execute("PRAGMA writable_schema=OFF")
+
+# Steps whose work is a Swift `edit` (Migrations.swift), done here the same way.
+EDITS = {
+    11: lambda db: (
+        edit_table(db, "records", "CHECK(json_valid(body) AND json_type(body) = 'object')", "CHECK(substr(body, 1, 1) = '{')"),
+        edit_table(db, "records", "CHECK(sync_state IN ('pending','synced','error'))",
+                   "CHECK(sync_state = 'pending' OR sync_state = 'synced' OR sync_state = 'error')"),
+        edit_table(db, "outbox", "CHECK(json_valid(change))", "CHECK(substr(change, 1, 1) = '{')"),
+        edit_table(db, "history", "CHECK(reason IN ('edit','remote','merge','restore','delete'))",
+                   "CHECK(reason = 'edit' OR reason = 'remote' OR reason = 'merge' OR reason = 'restore' OR reason = 'delete')")),
+}
+
 def sid(db):
     return db.execute("SELECT id FROM records WHERE collection='sermons' AND deleted_at IS NULL LIMIT 1").fetchone()[0]
 
@@ -31,7 +52,9 @@ def main(n):
     out = os.path.join(here, 'v%d.sqlite' % n)
     shutil.copy(os.path.join(here, 'v%d.sqlite' % (n - 1)), out)
     db = sqlite3.connect(out)
-    db.executescript(steps[str(n)])
+    db.executescript(steps.get(str(n), ""))
+    if n in EDITS:
+        EDITS[n](db)
     if n in EXTRA_ROWS:
         EXTRA_ROWS[n](db)
     db.execute("PRAGMA user_version=%d" % n)

@@ -1,0 +1,31 @@
+import CSQLite
+
+extension SQLiteConnection {
+    /// Replaces `text` with `replacement` in `table`'s stored CREATE TABLE statement, in place: SQLite's
+    /// documented way to remove or change a CHECK constraint (https://www.sqlite.org/lang_altertable.html,
+    /// "Making other kinds of table schema changes", the simpler procedure). A CHECK is not part of the file
+    /// format, so no row is copied: a table of millions of rows changes at once, where the 12-step rebuild
+    /// (new table, copy, drop, rename) took minutes. Call it inside a transaction; `text` must occur exactly
+    /// once, and the statement must still parse afterwards (checked before returning: a failure rolls back
+    /// with the caller's transaction).
+    public func editTableDefinition(_ table: String, replacing text: String, with replacement: String) throws {
+        let current = try scalar("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(table)]).string ?? ""
+        let found = current.ranges(of: text).count
+        guard found == 1 else {
+            throw SQLiteError(code: SQLITE_ERROR, message: "table \(table): \(found) occurrences of \(text), expected one")
+        }
+        let version = try scalar("PRAGMA schema_version").int ?? 0
+        try exec("PRAGMA writable_schema = ON")
+        do {
+            try run("UPDATE sqlite_schema SET sql = ? WHERE type = 'table' AND name = ?", [.text(current.replacing(text, with: replacement)), .text(table)])
+            // A new schema cookie makes this and every other connection parse the schema again.
+            try exec("PRAGMA schema_version = \(version + 1)")
+            try exec("PRAGMA writable_schema = OFF")
+        } catch {
+            try? exec("PRAGMA writable_schema = OFF")
+            throw error
+        }
+        // Parsed again here: a statement that no longer parses fails now, inside the transaction.
+        _ = try query("SELECT * FROM \"\(table)\" LIMIT 0")
+    }
+}
