@@ -7,10 +7,13 @@ extension SQLiteConnection {
     /// format, so no row is copied: a table of millions of rows changes at once, where the 12-step rebuild
     /// (new table, copy, drop, rename) took minutes. Call it inside a transaction; `text` must occur exactly
     /// once, and the statement must still parse afterwards (checked before returning: a failure rolls back
-    /// with the caller's transaction).
+    /// with the caller's transaction). Where `text` is absent and `replacement` present once, the edit was
+    /// made before and nothing is done.
     public func editTableDefinition(_ table: String, replacing text: String, with replacement: String) throws {
         let current = try scalar("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(table)]).string ?? ""
         let found = current.ranges(of: text).count
+        // Done already (a step run again on a database that had it): nothing to do.
+        if found == 0 && !replacement.isEmpty && current.ranges(of: replacement).count == 1 { return }
         guard found == 1 else {
             throw SQLiteError(code: SQLITE_ERROR, message: "table \(table): \(found) occurrences of \(text), expected one")
         }

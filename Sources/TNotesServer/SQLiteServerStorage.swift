@@ -60,6 +60,7 @@ public final class SQLiteServerStorage: ServerStorage, @unchecked Sendable {
             for (i, sql) in ServerSchema.sqlite.enumerated() where i + 1 > version {
                 try db.transaction {
                     try db.exec(sql)
+                    try ServerSchema.sqliteEdits[i + 1]?(db)
                     try db.exec("PRAGMA user_version = \(i + 1)")
                 }
             }

@@ -52,8 +52,12 @@ struct SQLiteServerUpgradeTests {
         defer { _ = server.stop() }
         do {
             let db = try SQLiteConnection(path: path, create: false, readOnly: true)
-            #expect(try db.scalar("PRAGMA user_version").int == 5)
-            #expect(try db.scalar("SELECT sql FROM sqlite_master WHERE name = 'records'").string?.contains("WITHOUT ROWID") == false)
+            #expect(try db.scalar("PRAGMA user_version").int == 6)
+            let definition = try db.scalar("SELECT sql FROM sqlite_master WHERE name = 'records'").string ?? ""
+            #expect(!definition.contains("WITHOUT ROWID"))
+            // Step 6: the body checked for its shape, not parsed.
+            #expect(!definition.contains("json_valid") && definition.contains("CHECK(substr(body, 1, 1) = '{')"))
+            #expect(try db.query("PRAGMA integrity_check").compactMap { $0[0].string } == ["ok"])
             #expect(try Self.rows(db) == rowsBefore, "every record kept, byte for byte")
         }
         let http2 = HTTPTestClient(baseURL: server.baseURL, token: token)  // a new port
@@ -68,6 +72,7 @@ struct SQLiteServerUpgradeTests {
         #expect(after.count == before.count + 2)
         #expect(after.dropLast().last?["record"]?["text"] == "edited after the upgrade")
         let db = try SQLiteConnection(path: path, create: false, readOnly: true)
+        #expect(try db.scalar("SELECT count(*) FROM records WHERE NOT json_valid(body) OR json_type(body) != 'object'").int == 0)
         #expect(try db.scalar("SELECT count(*) FROM records WHERE id = ?", [.text(n1)]).int == 1)
         #expect(try db.scalar("SELECT json_extract(body, '$.text') FROM records WHERE id = ?", [.text(n1)]).string == "edited after the upgrade")
     }
@@ -127,6 +132,19 @@ struct SQLiteServerUpgradeTests {
         let pulled = try http2.pullAll(from: nil, limit: 2).changes.filter { $0["id"]?.stringValue == n }
         #expect(pulled.map { $0["record"]?["text"]?.stringValue } == ["v1", "v2", "v2", "v4"])
         #expect(pulled.map { $0["op"]?.stringValue } == ["upsert", "upsert", "delete", "upsert"])
+    }
+
+    @Test("step 6: the records table refuses a body that is not an object's text", arguments: ["", "[1]", "text", "\"s\""])
+    func recordsRefuseANonObject(body: String) throws {
+        let server = ServerProcess()
+        _ = try server.addUser("alice")
+        let db = try SQLiteConnection(path: server.dataDir + "/tnotes-server.sqlite", create: false)
+        #expect(throws: SQLiteError.self) {
+            try db.run("INSERT INTO records(user_id, collection, id, updated_at, device_id, seq, body) VALUES (1, 'notes', 'x', 'u', 'd', 1, ?)",
+                       [.text(body)])
+        }
+        try db.run("INSERT INTO records(user_id, collection, id, updated_at, device_id, seq, body) VALUES (1, 'notes', 'y', 'u', 'd', 2, '{}')")
+        #expect(try db.scalar("SELECT count(*) FROM records").int == 1)
     }
 
     /// Every record row, in key order, as text.

@@ -99,6 +99,11 @@ struct CheckConstraintTests {
         #expect(throws: SQLiteError.self) {
             try db.transaction { try db.editTableDefinition("records", replacing: "CHECK(substr(body, 1, 1) = '{')", with: "CHECK(((") }
         }
+        // Made before (a step run again): nothing to do, nothing changed.
+        try db.transaction {
+            try db.editTableDefinition("records", replacing: "CHECK(json_valid(body) AND json_type(body) = 'object')",
+                                       with: "CHECK(substr(body, 1, 1) = '{')")
+        }
         #expect(try db.query(Self.schemaSQL).map(\.values) == before)
         #expect(try SQLiteConnection(path: t.dbPath, create: false).query("PRAGMA integrity_check").compactMap { $0[0].string } == ["ok"])
     }
