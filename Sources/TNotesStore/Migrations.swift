@@ -340,6 +340,11 @@ public enum Migrations {
             try db.editTableDefinition("outbox", replacing: "CHECK(json_valid(change))", with: "CHECK(substr(change, 1, 1) = '{')")
             try db.editTableDefinition("history", replacing: "CHECK(reason IN ('edit','remote','merge','restore','delete'))",
                                        with: "CHECK(reason = 'edit' OR reason = 'remote' OR reason = 'merge' OR reason = 'restore' OR reason = 'delete')")
+            // Jobs are written rarely (a few per sermon); their sets are ORs too, so that no IN list is left.
+            try db.editTableDefinition("jobs", replacing: "CHECK(kind IN ('transcribe','summarize','chat'))",
+                                       with: "CHECK(kind = 'transcribe' OR kind = 'summarize' OR kind = 'chat')")
+            try db.editTableDefinition("jobs", replacing: "CHECK(state IN ('queued','running','done','failed'))",
+                                       with: "CHECK(state = 'queued' OR state = 'running' OR state = 'done' OR state = 'failed')")
         }),
     ]
 

@@ -40,6 +40,8 @@ struct CheckConstraintTests {
         #expect(!records.contains(" IN (") && records.contains("sync_state = 'error'"))
         let history = try #require(try db.scalar("SELECT sql FROM sqlite_schema WHERE name = 'history'").string)
         #expect(!history.contains(" IN (") && history.contains("reason = 'delete'"))
+        let jobs = try #require(try db.scalar("SELECT sql FROM sqlite_schema WHERE name = 'jobs'").string)
+        #expect(!jobs.contains(" IN (") && jobs.contains("kind = 'chat'") && jobs.contains("state = 'failed'"))
         let outbox = try #require(try db.scalar("SELECT sql FROM sqlite_schema WHERE name = 'outbox'").string)
         #expect(!outbox.contains("json_valid") && outbox.contains("CHECK(substr(change, 1, 1) = '{')"))
 
@@ -83,6 +85,17 @@ struct CheckConstraintTests {
         #expect(throws: SQLiteError.self) {
             try db.run("INSERT INTO history(collection, id, updated_at, device_id, body, replaced_at, reason) VALUES ('notes', 'x', 'u', 'd', '{}', 'r', 'lost')")
         }
+        for (kind, state) in [("transcribe", "queued"), ("summarize", "running"), ("chat", "done"), ("chat", "failed")] {
+            try db.run("INSERT INTO jobs(id, kind, sermon_id, state, created_at, updated_at) VALUES (?, ?, 's', ?, 'c', 'u')",
+                       [.text(kind + state), .text(kind), .text(state)])
+        }
+        #expect(throws: SQLiteError.self) {
+            try db.run("INSERT INTO jobs(id, kind, sermon_id, state, created_at, updated_at) VALUES ('j1', 'dance', 's', 'queued', 'c', 'u')")
+        }
+        #expect(throws: SQLiteError.self) {
+            try db.run("INSERT INTO jobs(id, kind, sermon_id, state, created_at, updated_at) VALUES ('j2', 'chat', 's', 'paused', 'c', 'u')")
+        }
+        #expect(try db.scalar("SELECT count(*) FROM jobs").int == 4)
         #expect(try db.scalar("SELECT count(*) FROM records").int == 3)
         #expect(try db.scalar("SELECT count(*) FROM history").int == 5)
     }

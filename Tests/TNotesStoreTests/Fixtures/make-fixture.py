@@ -39,7 +39,11 @@ EDITS = {
                    "CHECK(sync_state = 'pending' OR sync_state = 'synced' OR sync_state = 'error')"),
         edit_table(db, "outbox", "CHECK(json_valid(change))", "CHECK(substr(change, 1, 1) = '{')"),
         edit_table(db, "history", "CHECK(reason IN ('edit','remote','merge','restore','delete'))",
-                   "CHECK(reason = 'edit' OR reason = 'remote' OR reason = 'merge' OR reason = 'restore' OR reason = 'delete')")),
+                   "CHECK(reason = 'edit' OR reason = 'remote' OR reason = 'merge' OR reason = 'restore' OR reason = 'delete')"),
+        edit_table(db, "jobs", "CHECK(kind IN ('transcribe','summarize','chat'))",
+                   "CHECK(kind = 'transcribe' OR kind = 'summarize' OR kind = 'chat')"),
+        edit_table(db, "jobs", "CHECK(state IN ('queued','running','done','failed'))",
+                   "CHECK(state = 'queued' OR state = 'running' OR state = 'done' OR state = 'failed')")),
 }
 
 def sid(db):
