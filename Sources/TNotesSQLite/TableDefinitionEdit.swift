@@ -1,5 +1,9 @@
 import CSQLite
 
+/// Work a schema step's SQL cannot do (such as `editTableDefinition`), run after that SQL in the step's
+/// transaction. The device's migrations and the server's SQLite steps both carry one.
+public typealias SchemaEdit = @Sendable (SQLiteConnection) throws -> Void
+
 extension SQLiteConnection {
     /// Replaces `text` with `replacement` in `table`'s stored CREATE TABLE statement, in place: SQLite's
     /// documented way to remove or change a CHECK constraint (https://www.sqlite.org/lang_altertable.html,

@@ -57,10 +57,10 @@ public final class SQLiteServerStorage: ServerStorage, @unchecked Sendable {
             guard version <= ServerSchema.sqlite.count else {
                 throw ServerError.storage("database schema version \(version) is newer than this server supports")
             }
-            for (i, sql) in ServerSchema.sqlite.enumerated() where i + 1 > version {
+            for (i, step) in ServerSchema.sqlite.enumerated() where i + 1 > version {
                 try db.transaction {
-                    try db.exec(sql)
-                    try ServerSchema.sqliteEdits[i + 1]?(db)
+                    try db.exec(step.sql)
+                    try step.edit?(db)
                     try db.exec("PRAGMA user_version = \(i + 1)")
                 }
             }

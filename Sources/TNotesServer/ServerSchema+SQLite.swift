@@ -2,7 +2,23 @@ import TNotesSQLite
 
 /// The SQLite backend's schema steps, in order (see `ServerSchema`).
 extension ServerSchema {
-    static let sqlite: [String] = [
+    /// One step: its SQL, and work the SQL cannot do (`edit`), run after it in the step's transaction. A
+    /// string literal is a step of SQL alone, so the list below reads as the SQL it runs.
+    struct SQLiteStep: Sendable, ExpressibleByStringLiteral {
+        let sql: String
+        let edit: SchemaEdit?
+
+        init(sql: String, edit: SchemaEdit? = nil) {
+            self.sql = sql
+            self.edit = edit
+        }
+
+        init(stringLiteral sql: String) {
+            self.init(sql: sql)
+        }
+    }
+
+    static let sqlite: [SQLiteStep] = [
         """
         CREATE TABLE server_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
         CREATE TABLE users(
@@ -127,18 +143,13 @@ extension ServerSchema {
             UPDATE changes SET body = old.body WHERE user_id = old.user_id AND seq = old.seq AND body IS NULL;
         END;
         """,
-        // 6: a record's body checked for its shape, not parsed (the work is `sqliteEdits[6]`).
-        "",
-    ]
-
-    /// Work a step's SQL cannot do, by step number (1-based), run after that step's SQL in its transaction.
-    static let sqliteEdits: [Int: @Sendable (SQLiteConnection) throws -> Void] = [
-        // The CHECK parsed every pushed body whole (json_valid), on the push's single writer thread: 3-9 % of a
-        // 1x push. Every body the server stores is text its own encoder made, or the text of a change's record
-        // that its parser read and found canonical (`JSON.parseChanges`): JSON by construction. The first
-        // character still shows that it is an object. In place (`editTableDefinition`): no row is copied.
-        6: { db in
+        // 6: a record's body checked for its shape, not parsed. The CHECK parsed every pushed body whole
+        // (json_valid), on the push's single writer thread: 3-9 % of a 1x push. Every body the server stores is
+        // text its own encoder made, or the text of a change's record that its parser read and found canonical
+        // (`JSON.parseChanges`): JSON by construction. The first character still shows that it is an object.
+        // In place (`editTableDefinition`): no row is copied.
+        SQLiteStep(sql: "", edit: { db in
             try db.editTableDefinition("records", replacing: "CHECK(json_valid(body))", with: "CHECK(substr(body, 1, 1) = '{')")
-        },
+        }),
     ]
 }

@@ -7,9 +7,9 @@ public struct Migration: Sendable {
     public let summary: String
     public let sql: String
     /// Work SQL alone cannot do (an edit of a table's stored definition), run after `sql` in its transaction.
-    public let edit: (@Sendable (SQLiteConnection) throws -> Void)?
+    public let edit: SchemaEdit?
 
-    init(version: Int, summary: String, sql: String, edit: (@Sendable (SQLiteConnection) throws -> Void)? = nil) {
+    init(version: Int, summary: String, sql: String, edit: SchemaEdit? = nil) {
         self.version = version
         self.summary = summary
         self.sql = sql
