@@ -1,0 +1,178 @@
+import Foundation
+import Synchronization
+import Logging
+import TNotesCore
+import TNotesStore
+import TNotesTestSupport
+import TNotesSQLite
+
+/// The full sync A → server → B on one backend (`fullSync`), its raw baseline, and the waits
+/// for a device's sync to finish.
+extension Bench {
+    /// Starts a sync and waits until a sync that began after the call has finished with nothing pending.
+    static func syncToCompletion(_ c: LineSocket, timeout: Double = 1800) throws {
+        let before = try c.call("sync.status", .null)["lastSuccessAt"] ?? .null
+        _ = try c.call("sync.now", ["wait": false])
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let s = try c.call("sync.status", .null)
+            if s["state"] == "idle", s["pendingOps"]?.int64Value == 0, let last = s["lastSuccessAt"], !last.isNull, last != before {
+                return
+            }
+            usleep(20_000)
+        }
+        throw BenchError("sync did not finish within \(timeout) s")
+    }
+
+    /// Waits until the device has pushed everything (nothing pending, idle, a sync has succeeded).
+    static func waitDrained(_ c: LineSocket, timeout: Double = 1800) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let s = try c.call("sync.status", .null)
+            if s["state"] == "idle", s["pendingOps"]?.int64Value == 0, !(s["lastSuccessAt"]?.isNull ?? true) { return }
+            usleep(20_000)
+        }
+        throw BenchError("the outbox did not drain within \(timeout) s")
+    }
+
+    func fullSync(dir d: String, sizes: Sizes, scale: Int, backend: String, database: String?) throws -> [Figure] {
+        let sd = "\(d)/server-\(backend)"
+        try? FileManager.default.removeItem(atPath: sd)
+        try FileManager.default.createDirectory(atPath: sd, withIntermediateDirectories: true)
+        // This run's stores (A's copy, B, the SQLite server's database: 14 GB at 16×) go once it is measured,
+        // after its processes stop (deferred first, so it runs last): kept, they held the page cache that the
+        // next backend's run needs.
+        defer { if !keep { try? FileManager.default.removeItem(atPath: sd) } }
+        var storage = ["--data-dir", sd]
+        if let database { storage += ["--database", database] }
+        let token = try run("\(bin)/tnotes-server", ["user", "add"] + storage + ["bench\(scale)\(Int.random(in: 0..<1_000_000))"])
+            .split(separator: "\n").last.map(String.init) ?? ""
+        let server = try Child("\(bin)/tnotes-server", ["serve"] + storage + ["--port", "0", "--log-level", logLevel], log: "\(sd)/log")
+        defer { server.stop() }
+        let line = try Wait.forLine(in: "\(sd)/log", containing: "listening on http://")
+        let url = String(line[line.range(of: "http://")!.lowerBound...].prefix { $0 != " " })
+
+        // Free memory into the page cache first, so the fill is the oldest cache and what the sync needs later is
+        // reclaimed from it rather than from A's fresh copy. Filled after the copy (the first try), the 1× push
+        // ran at 48 k changes/s against 57 k.
+        try fillPageCache()
+        // Fresh copies of A (seeded) and an empty B.
+        let a = "\(sd)/A", b = "\(sd)/B"
+        try FileManager.default.createDirectory(atPath: a, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: "\(d)/a/data", toPath: "\(a)/data")
+        // The copy is a new file, so its first open reads it whole (quick_check: seconds at 16×). That belongs
+        // to the start figures, not to the sync: one untimed local-only start and clean stop stamps the copy.
+        let prep = try Child("\(bin)/tnotesd", ["--data-dir", "\(a)/data", "--socket", "\(sd)/a-prep.sock", "--log-level", logLevel],
+                             log: "\(sd)/a-prep.log")
+        try Wait.forSocket("\(sd)/a-prep.sock")
+        prep.stop()
+        // Realtime off: B pulls once A has pushed everything, so push and pull are timed apart (as before).
+        let config = "[sync]\nserver_url = \"\(url)\"\ninterval = 3600\nrealtime = false\n"
+        try Data(config.utf8).write(to: URL(fileURLWithPath: "\(sd)/tnotesd.toml"))
+        let env = ["TNOTES_TOKEN": token]
+        // B first (empty, for the idle figure); then A, timed from its start: its startup sync pushes at once.
+        let db = try Child("\(bin)/tnotesd", ["--config", "\(sd)/tnotesd.toml", "--data-dir", "\(b)/data", "--socket", "\(sd)/b.sock",
+                                              "--log-level", logLevel], env: env, log: "\(sd)/b.log")
+        defer { db.stop() }
+        try Wait.forSocket("\(sd)/b.sock")
+        let cb = try LineSocket(path: "\(sd)/b.sock")
+        // The setup's own writes (A's store copied just now, 280 MB at 1×, and the previous backend's stores)
+        // go to disk before the timer starts, not during the sync: written back meanwhile they held up every
+        // fsync of it. 1.5 GB left dirty added ~0.5 s to a PostgreSQL full sync of 5.3-5.5 s.
+        sync()
+        usleep(500_000)
+        let idleRss = db.rssKiB
+        let serverCPU0 = server.cpuSeconds
+        let pushStart = Date()
+        let da = try Child("\(bin)/tnotesd", ["--config", "\(sd)/tnotesd.toml", "--data-dir", "\(a)/data", "--socket", "\(sd)/a.sock",
+                                              "--log-level", logLevel], env: env, log: "\(sd)/a.log")
+        defer { da.stop() }
+        try Wait.forSocket("\(sd)/a.sock")
+        let ca = try LineSocket(path: "\(sd)/a.sock")
+        try Self.waitDrained(ca)
+        let pushTime = Date().timeIntervalSince(pushStart)
+        let (serverCPU1, bCPU1) = (server.cpuSeconds, db.cpuSeconds)
+        let pullTime = try timed { try Self.syncToCompletion(cb) }
+        // The pull leaves its search rows to a catch-up after the last page; a search waits for what is left.
+        let searchReady = try timed { _ = try cb.call("search.query", ["q": "grace"]) }
+        // Where the CPU went (diagnostic, not a figure): A's includes its start.
+        say(String(format: "  CPU seconds: push A %.2f, server %.2f; pull server %.2f, B %.2f", da.cpuSeconds,
+                   serverCPU1 - serverCPU0, server.cpuSeconds - serverCPU1, db.cpuSeconds - bCPU1))
+        let t = pushTime + pullTime
+        let changes = Double(sizes.sermons * 2 + sizes.notes)
+        let onB = try cb.call("sermon.list", ["limit": 1])
+        guard onB["items"]?.arrayValue?.isEmpty == false else { throw BenchError("B has no sermons after the sync") }
+        let afterRss = db.rssKiB
+        // C, a new device started now: its first sync takes the snapshot (B pulled the log: it had pulled once,
+        // empty, at its start). The seeded log holds one change per record, so both download as many changes.
+        sync()  // B's store and the server's writes, as above
+        let firstSync = try timed {
+            let dc = try Child("\(bin)/tnotesd", ["--config", "\(sd)/tnotesd.toml", "--data-dir", "\(sd)/C/data", "--socket", "\(sd)/c.sock",
+                                                  "--log-level", logLevel], env: env, log: "\(sd)/c.log")
+            defer { dc.stop() }
+            try Wait.forSocket("\(sd)/c.sock")
+            try Self.waitDrained(try LineSocket(path: "\(sd)/c.sock"))
+        }
+        try? FileManager.default.removeItem(atPath: "\(sd)/C")
+        // The seeded original: the copy A synced from has an empty outbox by now.
+        let baseline = try syncBaseline(dataDir: "\(d)/a/data", dir: sd)
+        var extra: [Figure] = []
+        if scale == 1 {
+            // 10,000 changes the server has (new opIds, same versions): each is looked up and merged again.
+            let texts = try Seeder.outboxTexts(dataDir: "\(d)/a/data").prefix(10_000).map(Self.withNewOpId)
+            let port = Int(url.split(separator: ":").last ?? "") ?? 0
+            extra.append(try serverUnderLoad(port: port, token: token, changes: texts, backend: backend,
+                                             calls: quick ? 300 : 3000, audioMiB: quick ? 5 : 50))
+        }
+        return extra + [
+            Figure(name: "full sync A→B via server, \(backend) (\(scale)×)", value: t, unit: "s", baseline: baseline,
+                   baselineName: "same JSON over loopback HTTP + bulk SQLite insert", target: "< 5 s at 1× on SQLite",
+                   higherIsBetter: false),
+            Figure(name: "push throughput A→server, \(backend) (\(scale)×)", value: changes / pushTime, unit: "changes/s",
+                   target: nil, higherIsBetter: true),
+            Figure(name: "pull throughput server→B, \(backend) (\(scale)×)", value: changes / pullTime, unit: "changes/s",
+                   target: nil, higherIsBetter: true),
+            Figure(name: "first sync of a new device (snapshot), \(backend) (\(scale)×): start to synced", value: firstSync, unit: "s",
+                   target: nil, higherIsBetter: false),
+            Figure(name: "first search on B after the full sync, \(backend) (\(scale)×): waits for the index to fill",
+                   value: searchReady * 1000, unit: "ms", target: nil, higherIsBetter: false),
+            Figure(name: "tnotesd RSS idle, empty store", value: Double(idleRss) / 1024, unit: "MiB", target: "< 25 MB", higherIsBetter: false),
+            Figure(name: "tnotesd RSS after full sync (\(scale)×, \(backend))", value: Double(afterRss) / 1024, unit: "MiB",
+                   target: nil, higherIsBetter: false),
+        ]
+    }
+
+    /// The same change under a new opId (records carry no opId, so the first `"opId":"` is the change's own).
+    static func withNewOpId(_ text: String) -> String {
+        guard let r = text.range(of: "\"opId\":\"") else { return text }
+        let start = r.upperBound
+        let end = text.index(start, offsetBy: 36)
+        return text.replacingCharacters(in: start..<end, with: Identifier.make())
+    }
+
+    /// The floor for a full sync: the outbox's JSON bytes pushed over loopback HTTP to a sink that only
+    /// reads them, plus one bulk insert of the same rows into a fresh SQLite file.
+    func syncBaseline(dataDir: String, dir: String) throws -> Double {
+        let texts = try Seeder.outboxTexts(dataDir: dataDir)
+        let sink = try HTTPSink()
+        defer { sink.stop() }
+        let http = try timed {
+            let client = try HTTPSink.Client(port: sink.port)
+            var i = 0
+            while i < texts.count {
+                let chunk = texts[i..<min(i + 500, texts.count)]
+                let body = Array("{\"deviceId\":\"x\",\"changes\":[".utf8) + Array(chunk.joined(separator: ",").utf8) + Array("]}".utf8)
+                try client.post(body)
+                i += 500
+            }
+        }
+        let insert = try timed {
+            let db = try SQLiteConnection(path: "\(dir)/bulk.sqlite", create: true)
+            try db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; CREATE TABLE r(id TEXT PRIMARY KEY, body TEXT)")
+            try db.transaction {
+                for (k, t) in texts.enumerated() { try db.run("INSERT INTO r VALUES (?, ?)", [.text(String(k)), .text(t)]) }
+            }
+        }
+        return http + insert
+    }
+}
