@@ -32,10 +32,14 @@ let package = Package(
         // libsystemd (Debian's libsystemd-dev): sd_notify, socket activation.
         .systemLibrary(name: "CSystemd", path: "Sources/CSystemd", providers: [.apt(["libsystemd-dev"])]),
         // CMU PocketSphinx (Debian's libpocketsphinx-dev, model in pocketsphinx-en-us): offline speech to text.
-        .systemLibrary(name: "CPocketSphinx", path: "Sources/CPocketSphinx", pkgConfig: "pocketsphinx",
-                       providers: [.apt(["libpocketsphinx-dev", "libsphinxbase-dev"])]),
         // SWORD (Debian's libsword-dev, its C "flat API"): offline Bible text from sword-text-kjv / sword-text-web.
-        .systemLibrary(name: "CSword", path: "Sources/CSword", pkgConfig: "sword", providers: [.apt(["libsword-dev"])]),
+        // Both are loaded on first use (dlopen), not linked: each loader's header says why. The -I paths are
+        // Debian's (pkg-config's cflags), for the real prototypes the loaders type their pointers with.
+        .target(name: "CPocketSphinx", cSettings: [.unsafeFlags([
+            "-I/usr/include/pocketsphinx", "-I/usr/include/sphinxbase", "-I/usr/include/x86_64-linux-gnu/sphinxbase",
+            "-I/usr/include/aarch64-linux-gnu/sphinxbase",
+        ])]),
+        .target(name: "CSword", cSettings: [.unsafeFlags(["-I/usr/include/sword"])]),
         // jemalloc (Debian's libjemalloc-dev): the sync server's allocator (see tnotes-server's Allocator.swift).
         .systemLibrary(name: "CJemalloc", path: "Sources/CJemalloc", pkgConfig: "jemalloc", providers: [.apt(["libjemalloc-dev"])]),
         // libcurl (Debian's libcurl4-openssl-dev) behind a small C shim: curl_easy_setopt is variadic.

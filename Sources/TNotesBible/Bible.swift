@@ -107,7 +107,7 @@ public final class Bible: Sendable {
     deinit {
         swordLock.withLock { _ in
             if case .open(let manager) = library.withLock({ $0 }) {
-                org_crosswire_sword_SWMgr_delete(manager)
+                tn_sword_mgr_delete(manager)
             }
         }
     }
@@ -183,9 +183,12 @@ public final class Bible: Sendable {
     }
 
     private static func openManager(modulesPath: String?) -> SwordHandle? {
+        // libsword is loaded here, on first use, not at start (CSword.h says why). Without it no translation
+        // is installed, which is what a missing library amounts to for the reader.
+        guard tn_sword_load() != 0 else { return nil }
         // SWORD logs to stderr (a missing config, a module it cannot read); the daemon reports failures itself.
         // The log level is process-wide, which is fine: nothing else in the process uses SWORD.
-        org_crosswire_sword_SWLog_setLogLevel(0)
+        tn_sword_set_log_level(0)
         let manager: SwordHandle
         if let modulesPath {
             // Given a directory without mods.d/, the flat API creates mods.d/globals.conf there, and the
@@ -194,16 +197,16 @@ public final class Bible: Sendable {
             let modsDirectory = (modulesPath as NSString).appendingPathComponent("mods.d")
             guard FileManager.default.fileExists(atPath: modsDirectory, isDirectory: &isDirectory),
                   isDirectory.boolValue else { return nil }
-            manager = org_crosswire_sword_SWMgr_newWithPath(modulesPath)
+            manager = tn_sword_mgr_new_with_path(modulesPath)
         } else {
-            manager = org_crosswire_sword_SWMgr_new()
+            manager = tn_sword_mgr_new()
         }
         return manager == 0 ? nil : manager
     }
 
     private static func module(in manager: SwordHandle, names: [String]) -> SwordHandle? {
         for name in names {
-            let module = org_crosswire_sword_SWMgr_getModuleByName(manager, name)
+            let module = tn_sword_mgr_module(manager, name)
             if module != 0 { return module }
         }
         return nil
@@ -254,27 +257,27 @@ public final class Bible: Sendable {
     /// place the key exactly there.
     private static func seek(_ module: SwordHandle, osis: String, chapter: Int, verse: Int) -> Int? {
         let key = "\(osis).\(chapter).\(verse)"
-        org_crosswire_sword_SWModule_setKeyText(module, key)
-        guard org_crosswire_sword_SWModule_popError(module) == 0 else { return nil }
+        tn_sword_module_set_key_text(module, key)
+        guard tn_sword_module_pop_error(module) == 0 else { return nil }
         // For a verse-keyed module: testament, book, chapter, verse, chapter count, verse count, book name, OSIS
         // reference, … (flatapi.h, getKeyChildren).
-        guard let children = org_crosswire_sword_SWModule_getKeyChildren(module) else { return nil }
+        guard let children = tn_sword_module_key_children(module) else { return nil }
         var values: [String] = []
-        while values.count <= Int(org_crosswire_sword_SWModule_VERSEKEY_OSISREF), let child = children[values.count] {
+        while values.count <= Int(TN_SWORD_VERSEKEY_OSISREF), let child = children[values.count] {
             values.append(String(cString: child))
         }
-        guard values.count > Int(org_crosswire_sword_SWModule_VERSEKEY_OSISREF),
-              values[Int(org_crosswire_sword_SWModule_VERSEKEY_OSISREF)] == key else { return nil }
-        return Int(values[Int(org_crosswire_sword_SWModule_VERSEKEY_VERSEMAX)])
+        guard values.count > Int(TN_SWORD_VERSEKEY_OSISREF),
+              values[Int(TN_SWORD_VERSEKEY_OSISREF)] == key else { return nil }
+        return Int(values[Int(TN_SWORD_VERSEKEY_VERSEMAX)])
     }
 
     /// The current verse as plain text (see `OSISText`).
     private static func plainText(module: SwordHandle, manager: SwordHandle) -> String {
-        guard let raw = org_crosswire_sword_SWModule_getRawEntry(module) else { return "" }
+        guard let raw = tn_sword_module_raw_entry(module) else { return "" }
         let prepared = OSISText.prepare(Array(UnsafeRawBufferPointer(start: raw, count: strlen(raw))))
         // OSISPlain is SWORD's OSIS-to-plain-text filter, the one stripText itself ends with. filterText
         // copies its result into a buffer of the manager's, valid until the next call: copied at once.
-        guard let rendered = org_crosswire_sword_SWMgr_filterText(manager, "OSISPlain", String(decoding: prepared, as: UTF8.self))
+        guard let rendered = tn_sword_mgr_filter_text(manager, "OSISPlain", String(decoding: prepared, as: UTF8.self))
         else { return "" }
         return OSISText.finish(String(cString: rendered))
     }

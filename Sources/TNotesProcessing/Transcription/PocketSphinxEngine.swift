@@ -39,9 +39,14 @@ final class PocketSphinxDecoder {
     static let framesPerSecond = 100.0
 
     /// sphinxbase logs to stderr by default; the daemon's log is swift-log's alone.
-    private static let quiet: Void = { err_set_logfp(nil) }()
+    private static let quiet: Void = { tn_ps_quiet() }()
 
     init(modelDirectory: String) throws {
+        // Loaded on the first transcription, not at start (CPocketSphinx.h says why).
+        guard tn_pocketsphinx_load() != 0 else {
+            let why = tn_pocketsphinx_load_error().map { String(cString: $0) } ?? "unknown error"
+            throw PermanentJobError("PocketSphinx is not installed (\(why)); install it: apt-get install libpocketsphinx3")
+        }
         _ = Self.quiet
         let hmm = "\(modelDirectory)/en-us", lm = "\(modelDirectory)/en-us.lm.bin", dict = "\(modelDirectory)/cmudict-en-us.dict"
         for file in [hmm + "/mdef", lm, dict] where access(file, R_OK) != 0 {
@@ -50,10 +55,10 @@ final class PocketSphinxDecoder {
         let args = ["tnotesd", "-hmm", hmm, "-lm", lm, "-dict", dict, "-logfn", "/dev/null", "-remove_silence", "no"]
         var argv = args.map { strdup($0) }
         defer { for p in argv { free(p) } }
-        guard let config = argv.withUnsafeMutableBufferPointer({ cmd_ln_parse_r(nil, ps_args(), Int32(args.count), $0.baseAddress, 1) })
+        guard let config = argv.withUnsafeMutableBufferPointer({ tn_ps_config_parse(Int32(args.count), $0.baseAddress) })
         else { throw PermanentJobError("PocketSphinx refused its configuration") }
-        guard let ps = ps_init(config) else {
-            cmd_ln_free_r(config)
+        guard let ps = tn_ps_init(config) else {
+            tn_ps_config_free(config)
             throw PermanentJobError("PocketSphinx could not load the model in \(modelDirectory)")
         }
         self.config = config
@@ -61,8 +66,8 @@ final class PocketSphinxDecoder {
     }
 
     func release() {
-        ps_free(ps)
-        cmd_ln_free_r(config)
+        tn_ps_free(ps)
+        tn_ps_config_free(config)
     }
 
     /// Decodes the whole source utterance by utterance, reporting progress after each chunk.
@@ -73,9 +78,9 @@ final class PocketSphinxDecoder {
         var segments: [TimedSegment] = []
         var consumed = 0  // samples fed so far
         var utteranceStart = 0
-        ps_start_utt(ps)
+        tn_ps_start_utt(ps)
         while true {
-            if job.isCancelled { ps_end_utt(ps); throw JobInterrupted() }
+            if job.isCancelled { tn_ps_end_utt(ps); throw JobInterrupted() }
             let n = try source.read(into: &buffer)
             if n == 0 { break }
             var fed = 0
@@ -85,10 +90,10 @@ final class PocketSphinxDecoder {
                 if splitter.frameEnds(buffer[frame..<end]) {
                     feed(buffer, fed, end)
                     fed = end
-                    ps_end_utt(ps)
+                    tn_ps_end_utt(ps)
                     segments += collect(startSample: utteranceStart)
                     utteranceStart = consumed + end
-                    ps_start_utt(ps)
+                    tn_ps_start_utt(ps)
                 }
                 frame = end
             }
@@ -96,7 +101,7 @@ final class PocketSphinxDecoder {
             consumed += n
             if let total, total > 0 { job.progress(Double(consumed) / total) }
         }
-        ps_end_utt(ps)
+        tn_ps_end_utt(ps)
         segments += collect(startSample: utteranceStart)
         job.progress(1)
         return TranscriptionResult(text: segments.map(\.text).joined(separator: " "), segments: segments)
@@ -104,7 +109,7 @@ final class PocketSphinxDecoder {
 
     private func feed(_ buffer: [Int16], _ from: Int, _ to: Int) {
         guard to > from else { return }
-        buffer.withUnsafeBufferPointer { p in _ = ps_process_raw(ps, p.baseAddress! + from, to - from, 0, 0) }
+        buffer.withUnsafeBufferPointer { p in _ = tn_ps_process_raw(ps, p.baseAddress! + from, to - from) }
     }
 
     /// The finished utterance's words, grouped into sentence-like segments at pauses.
@@ -120,13 +125,13 @@ final class PocketSphinxDecoder {
             out.append(TimedSegment(start: start, end: end, text: text))
             words.removeAll()
         }
-        var seg = ps_seg_iter(ps)
+        var seg = tn_ps_seg_iter(ps)
         while let s = seg {
             var sf: Int32 = 0, ef: Int32 = 0
-            ps_seg_frames(s, &sf, &ef)
+            tn_ps_seg_frames(s, &sf, &ef)
             let wStart = offset + Double(sf) / Self.framesPerSecond
             let wEnd = offset + Double(ef + 1) / Self.framesPerSecond
-            let token = ps_seg_word(s).map { String(cString: $0) } ?? ""
+            let token = tn_ps_seg_word(s).map { String(cString: $0) } ?? ""
             if let word = Self.spoken(token) {
                 if words.count >= Self.segmentWords { close() }
                 if words.isEmpty { start = wStart }
@@ -135,7 +140,7 @@ final class PocketSphinxDecoder {
             } else if token == "<sil>" && wEnd - wStart >= Self.segmentPause {
                 close()
             }
-            seg = ps_seg_next(s)
+            seg = tn_ps_seg_next(s)
         }
         close()
         return out

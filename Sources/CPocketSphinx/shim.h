@@ -1,4 +1,0 @@
-// PocketSphinx 5prealpha as Debian ships it (libpocketsphinx-dev); its headers pull in sphinxbase's.
-#include <pocketsphinx.h>
-#include <sphinxbase/err.h>
-#include <sphinxbase/cmd_ln.h>

@@ -1,0 +1,70 @@
+// Calls into libsword's flat API through dlopen()/dlsym() (why: CSword.h). The real header gives every pointer
+// its exact type (__typeof__ does not reference the symbol, so nothing is linked).
+#include "CSword.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <flatapi.h>
+
+_Static_assert(TN_SWORD_VERSEKEY_VERSEMAX == 5 && TN_SWORD_VERSEKEY_OSISREF == 7, "flat API constants moved");
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static const char *load_error = "not loaded";
+static char load_error_text[512];
+
+static __typeof__(&org_crosswire_sword_SWLog_setLogLevel) f_SWLog_setLogLevel;
+static __typeof__(&org_crosswire_sword_SWMgr_new) f_SWMgr_new;
+static __typeof__(&org_crosswire_sword_SWMgr_newWithPath) f_SWMgr_newWithPath;
+static __typeof__(&org_crosswire_sword_SWMgr_delete) f_SWMgr_delete;
+static __typeof__(&org_crosswire_sword_SWMgr_getModuleByName) f_SWMgr_getModuleByName;
+static __typeof__(&org_crosswire_sword_SWMgr_filterText) f_SWMgr_filterText;
+static __typeof__(&org_crosswire_sword_SWModule_setKeyText) f_SWModule_setKeyText;
+static __typeof__(&org_crosswire_sword_SWModule_popError) f_SWModule_popError;
+static __typeof__(&org_crosswire_sword_SWModule_getKeyChildren) f_SWModule_getKeyChildren;
+static __typeof__(&org_crosswire_sword_SWModule_getRawEntry) f_SWModule_getRawEntry;
+
+static void load(void) {
+    void *lib = dlopen("libsword.so.1.9.0", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        snprintf(load_error_text, sizeof load_error_text, "%s", dlerror());
+        load_error = load_error_text;
+        return;
+    }
+#define FIND(name) \
+    if (!(f_##name = (__typeof__(f_##name))dlsym(lib, "org_crosswire_sword_" #name))) { \
+        snprintf(load_error_text, sizeof load_error_text, "libsword has no org_crosswire_sword_%s", #name); \
+        load_error = load_error_text; \
+        return; \
+    }
+    FIND(SWLog_setLogLevel) FIND(SWMgr_new) FIND(SWMgr_newWithPath) FIND(SWMgr_delete) FIND(SWMgr_getModuleByName)
+    FIND(SWMgr_filterText) FIND(SWModule_setKeyText) FIND(SWModule_popError) FIND(SWModule_getKeyChildren)
+    FIND(SWModule_getRawEntry)
+#undef FIND
+    load_error = NULL;
+}
+
+int tn_sword_load(void) {
+    pthread_once(&once, load);
+    return load_error == NULL;
+}
+
+const char *tn_sword_load_error(void) {
+    pthread_once(&once, load);
+    return load_error;
+}
+
+void tn_sword_set_log_level(int level) { f_SWLog_setLogLevel(level); }
+intptr_t tn_sword_mgr_new(void) { return f_SWMgr_new(); }
+intptr_t tn_sword_mgr_new_with_path(const char *path) { return f_SWMgr_newWithPath(path); }
+void tn_sword_mgr_delete(intptr_t manager) { f_SWMgr_delete(manager); }
+intptr_t tn_sword_mgr_module(intptr_t manager, const char *name) { return f_SWMgr_getModuleByName(manager, name); }
+
+const char *tn_sword_mgr_filter_text(intptr_t manager, const char *filter, const char *text) {
+    return f_SWMgr_filterText(manager, filter, text);
+}
+
+void tn_sword_module_set_key_text(intptr_t module, const char *key) { f_SWModule_setKeyText(module, key); }
+char tn_sword_module_pop_error(intptr_t module) { return f_SWModule_popError(module); }
+const char **tn_sword_module_key_children(intptr_t module) { return f_SWModule_getKeyChildren(module); }
+const char *tn_sword_module_raw_entry(intptr_t module) { return f_SWModule_getRawEntry(module); }
