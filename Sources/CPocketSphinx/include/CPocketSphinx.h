@@ -1,8 +1,9 @@
 // CMU PocketSphinx (Debian's libpocketsphinx3 and libsphinxbase3), loaded on first use.
 //
 // Why not linked: linking libpocketsphinx (and pkg-config's libsphinxad beside it) put 27 libraries into
-// every tnotesd start (PulseAudio, X11, libsndfile and its codecs, LAPACK, gfortran): about 2.5 MiB of the
-// idle daemon's resident memory and their relocations at every start, for a feature most days never use.
+// every tnotesd start (PulseAudio, X11, libsndfile and its codecs, LAPACK, gfortran): 2.9 MiB of their pages
+// resident in the idle daemon, plus their relocations and start-up allocations, for a feature most days never
+// use. With SWORD loaded the same way the idle daemon went from 92 libraries and 45.0 MiB to 56 and 35.8 MiB.
 // `tn_pocketsphinx_load` dlopen()s the library the first time a transcription job runs; each function below
 // calls through a pointer dlsym() found, with the exact type of the real prototype (see loader.c).
 #ifndef TN_CPOCKETSPHINX_H

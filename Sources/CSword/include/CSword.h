@@ -1,8 +1,8 @@
 // SWORD's C "flat API" (Debian's libsword1.9.0), loaded on first use.
 //
-// Why not linked: libsword brings CLucene, ICU's i18n library and a second libcurl (GnuTLS) into every
-// tnotesd start: about 3 MiB of the idle daemon's resident memory and their relocations, where Bible text is
-// read only when someone asks for it. `tn_sword_load` dlopen()s it on first use; each function below calls
+// Why not linked: libsword brings CLucene, ICU and a second libcurl (GnuTLS) into every tnotesd start: 3.9 MiB
+// of their pages resident in the idle daemon, plus their relocations, where Bible text is read only when
+// someone asks for it. `tn_sword_load` dlopen()s it on first use; each function below calls
 // the flat API function of the same name through a pointer dlsym() found, typed by the real prototype
 // (see loader.c). A handle is the flat API's SWHANDLE: a C++ object's address as an intptr_t, 0 for none.
 #ifndef TN_CSWORD_H
