@@ -44,20 +44,20 @@ public struct LineLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    public func log(level: Logger.Level, message: Logger.Message, metadata extra: Logger.Metadata?, source: String,
-                    file: String, function: String, line: UInt) {
+    public func log(event: LogEvent) {
         var all = metadata
-        if let extra { all.merge(extra) { _, new in new } }
+        if let extra = event.metadata { all.merge(extra) { _, new in new } }
         var text = ""
         if journal {
-            text = "<\(Self.priority(level))>"
+            text = "<\(Self.priority(event.level))>"
         } else {
-            text = Self.timestamp() + " " + level.rawValue + " "
+            text = Self.timestamp() + " " + event.level.rawValue + " "
         }
-        text += "\(message)"
+        text += "\(event.message)"
         for (key, value) in all.sorted(by: { $0.key < $1.key }) {
             text += " \(key)=\(value)"
         }
+        if let error = event.error { text += " error=\(error)" }
         // One event, one line: a newline inside a message would split it in the journal.
         text = String(text.map { $0 == "\n" || $0 == "\r" ? " " : $0 }) + "\n"
         var bytes = Array(text.utf8)

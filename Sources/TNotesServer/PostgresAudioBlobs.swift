@@ -39,7 +39,7 @@ struct PostgresAudioBlobs: AudioBlobStore {
             }
             return try digester.finish(blobId: blobId)
         } catch {
-            try? await client.query("DELETE FROM audio_chunks WHERE blob_id = \(blobId)", logger: logger)
+            _ = try? await client.query("DELETE FROM audio_chunks WHERE blob_id = \(blobId)", logger: logger)
             throw error
         }
     }

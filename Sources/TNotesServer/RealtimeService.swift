@@ -35,7 +35,7 @@ struct PostgresChangeListener: Service {
     let logger: Logger
 
     func run() async throws {
-        try await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             var failures = 0
             while !Task.isCancelled {
                 do {

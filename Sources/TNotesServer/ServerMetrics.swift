@@ -7,28 +7,47 @@ public struct ServerMetrics: Sendable {
 
     public init() {}
 
+    // The metrics' names are namespace_metricName_unitName: tnotes_http_requests_total and so on. Computed:
+    // the descriptor is not Sendable.
+    static var requests: MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "tnotes", metricName: "http_requests", unitName: "total",
+            helpText: "HTTP requests answered, by method and status")
+    }
+    static var pushedChanges: MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "tnotes", metricName: "push_changes", unitName: "total",
+            helpText: "Pushed changes, by result (applied, duplicate, superseded, rejected)")
+    }
+    static var pulledChanges: MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "tnotes", metricName: "pull_changes", unitName: "total",
+            helpText: "Changes sent to pulling devices")
+    }
+    static var snapshotRecords: MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "tnotes", metricName: "snapshot_records", unitName: "total",
+            helpText: "Records sent in snapshots to devices that never pulled")
+    }
+    static var audioBytes: MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "tnotes", metricName: "audio_bytes", unitName: "total",
+            helpText: "Audio bytes stored (in) and served (out)")
+    }
+
     func request(method: String, status: Int) {
-        registry.makeCounter(name: "tnotes_http_requests_total", labels: [("method", method), ("status", String(status))],
-                             help: "HTTP requests answered, by method and status").increment()
+        registry.makeCounter(descriptor: Self.requests, labels: [("method", method), ("status", String(status))]).increment()
     }
 
     func pushed(result: String, count: Int = 1) {
-        registry.makeCounter(name: "tnotes_push_changes_total", labels: [("result", result)],
-                             help: "Pushed changes, by result (applied, duplicate, superseded, rejected)").increment(by: Int64(count))
+        registry.makeCounter(descriptor: Self.pushedChanges, labels: [("result", result)]).increment(by: Int64(count))
     }
 
     func pulled(_ count: Int) {
-        registry.makeCounter(name: "tnotes_pull_changes_total", help: "Changes sent to pulling devices").increment(by: Int64(count))
+        registry.makeCounter(descriptor: Self.pulledChanges).increment(by: Int64(count))
     }
 
     func snapshot(_ count: Int) {
-        registry.makeCounter(name: "tnotes_snapshot_records_total", help: "Records sent in snapshots to devices that never pulled")
-            .increment(by: Int64(count))
+        registry.makeCounter(descriptor: Self.snapshotRecords).increment(by: Int64(count))
     }
 
     func audio(direction: String, bytes: Int64) {
-        registry.makeCounter(name: "tnotes_audio_bytes_total", labels: [("direction", direction)],
-                             help: "Audio bytes stored (in) and served (out)").increment(by: bytes)
+        registry.makeCounter(descriptor: Self.audioBytes, labels: [("direction", direction)]).increment(by: bytes)
     }
 
     func text() -> [UInt8] { registry.emitToBuffer() }

@@ -44,7 +44,7 @@ struct SearchCommand: ParsableCommand {
             try session.run("search.byReference", .object(params)) { r in
                 let items = r["items"]?.arrayValue ?? []
                 if items.isEmpty { return "no sermon cites \(ref)" }
-                return try items.map { i in
+                return items.map { i in
                     let sid = i["sermonId"]?.stringValue ?? "?"
                     let title = (try? session.call("sermon.get", ["id": .string(sid)])["title"]?.stringValue) ?? nil
                     var at = ""

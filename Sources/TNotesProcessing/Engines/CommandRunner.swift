@@ -49,11 +49,11 @@ public struct CommandRunner: Sendable {
             }
             return finished
         }
-        let stderr = (result.standardError ?? "").trimmingWhitespace()
+        let stderr = result.standardError.trimmingWhitespace()
         let detail = stderr.isEmpty ? "" : ": " + String(stderr.suffix(tail))
         switch result.terminationStatus {
         case .exited(0):
-            return result.standardOutput ?? ""
+            return result.standardOutput
         case .exited(let code):
             throw Failure(description: "\(program) exited with status \(code)\(detail)")
         case .signaled(let signal):
