@@ -31,7 +31,7 @@ for _ in $(seq 100); do [ -S "$tmp/s.sock" ] && break; sleep 0.1; done
 tnotes --socket "$tmp/s.sock" sermon create --title "Installed" >/dev/null || fail "tnotes could not talk to the installed tnotesd"
 # SWORD is dlopen()ed on first use: the package's Depends must have brought it, and the static build must load it.
 tnotes --socket "$tmp/s.sock" verse John 3:16 | grep -q "For God so loved the world" || fail "the installed tnotesd could not read the KJV (libsword)"
-for lib in libpocketsphinx3 libsphinxbase3 libsword1.9.0; do
+for lib in libcurl4 libpocketsphinx3 libsphinxbase3 libsword1.9.0; do
   dpkg-deb -f ./.build/deb/tnotes_*.deb Depends | grep -q "$lib" || fail "tnotes does not depend on $lib"
 done
 kill -TERM $pid; wait $pid || fail "tnotesd did not stop cleanly"

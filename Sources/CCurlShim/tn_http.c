@@ -1,6 +1,6 @@
 #include "tn_http.h"
 
-#include <curl/curl.h>
+#include "tn_curl_api.h"
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,15 +28,19 @@ void tn_abort_flag_free(tn_abort_flag *flag) { free(flag); }
 struct tn_http_handle { CURL *curl; };
 
 tn_http_handle *tn_http_handle_new(void) {
+    const struct tn_curl_api *api = tn_curl_load();
+    if (!api) return NULL;
     tn_http_handle *h = malloc(sizeof(*h));
     if (!h) return NULL;
-    h->curl = curl_easy_init();
+    h->curl = api->easy_init();
     if (!h->curl) { free(h); return NULL; }
     return h;
 }
 void tn_http_handle_free(tn_http_handle *handle) {
     if (!handle) return;
-    curl_easy_cleanup(handle->curl);
+    /* A handle exists only after a successful load. */
+    const struct tn_curl_api *api = tn_curl_load();
+    api->easy_cleanup(handle->curl);
     free(handle);
 }
 
@@ -45,6 +49,7 @@ typedef struct {
     buffer_t headers;
     FILE *file;
     CURL *curl;
+    const struct tn_curl_api *api;
     long long resume_from;
     int file_checked;
     int file_refused;
@@ -72,7 +77,7 @@ static size_t on_body(char *ptr, size_t size, size_t nmemb, void *userdata) {
     size_t n = size * nmemb;
     if (ctx->file && !ctx->file_checked) {
         long code = 0;
-        curl_easy_getinfo(ctx->curl, CURLINFO_RESPONSE_CODE, &code);
+        ctx->api->easy_getinfo(ctx->curl, CURLINFO_RESPONSE_CODE, &code);
         ctx->file_checked = 1;
         /* Only a successful body belongs in the file; an error body (404, 503…) goes to memory. */
         if (code < 200 || code >= 300) {
@@ -104,82 +109,91 @@ static int on_progress(void *userdata, curl_off_t dltotal, curl_off_t dlnow, cur
     return (ctx->abort_flag && atomic_load(&ctx->abort_flag->raised)) ? 1 : 0;
 }
 
-void tn_http_global_init(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
+/* Loads libcurl (tn_curl_api.h), which runs curl_global_init once: 0 when it is there. */
+int tn_http_global_init(void) { return tn_curl_load() ? 0 : -1; }
 
 int tn_http_perform(tn_http_handle *handle, const tn_http_request *req, tn_http_response *resp) {
     memset(resp, 0, sizeof(*resp));
+    const struct tn_curl_api *api = tn_curl_load();
+    if (!api) {
+        resp->curl_code = CURLE_FAILED_INIT;
+        snprintf(resp->error, sizeof(resp->error), "libcurl could not be loaded (%s); install it: apt-get install libcurl4",
+                 tn_curl_load_error());
+        return -1;
+    }
     ctx_t ctx;
     memset(&ctx, 0, sizeof(ctx));
+    ctx.api = api;
     ctx.body.max = req->max_body_bytes;
     ctx.resume_from = req->resume_from;
     ctx.abort_flag = req->abort_flag;
 
     /* A kept handle is reset to default options; its connection cache survives the reset. */
-    CURL *curl = handle ? handle->curl : curl_easy_init();
+    CURL *curl = handle ? handle->curl : api->easy_init();
     if (!curl) { resp->curl_code = CURLE_FAILED_INIT; strcpy(resp->error, "curl_easy_init failed"); return -1; }
-    if (handle) curl_easy_reset(curl);
+    if (handle) api->easy_reset(curl);
     ctx.curl = curl;
     char errbuf[CURL_ERROR_SIZE];
     errbuf[0] = 0;
     struct curl_slist *headers = NULL;
     FILE *upload = NULL;
 
-    curl_easy_setopt(curl, CURLOPT_URL, req->url);
-    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
-    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
-    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
-    if (req->ca_file) curl_easy_setopt(curl, CURLOPT_CAINFO, req->ca_file);
-    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
-    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, req->connect_timeout_ms);
-    if (req->timeout_ms > 0) curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, req->timeout_ms);
+    api->easy_setopt(curl, CURLOPT_URL, req->url);
+    api->easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
+    api->easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    api->easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
+    api->easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
+    if (req->ca_file) api->easy_setopt(curl, CURLOPT_CAINFO, req->ca_file);
+    api->easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    api->easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
+    api->easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, req->connect_timeout_ms);
+    if (req->timeout_ms > 0) api->easy_setopt(curl, CURLOPT_TIMEOUT_MS, req->timeout_ms);
     if (req->low_speed_time_s > 0) {
-        curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, req->low_speed_limit > 0 ? req->low_speed_limit : 1L);
-        curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, req->low_speed_time_s);
+        api->easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, req->low_speed_limit > 0 ? req->low_speed_limit : 1L);
+        api->easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, req->low_speed_time_s);
     }
-    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &ctx);
-    curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(curl, CURLOPT_HEADERDATA, &ctx);
-    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
-    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &ctx);
-    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+    api->easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+    api->easy_setopt(curl, CURLOPT_WRITEDATA, &ctx);
+    api->easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
+    api->easy_setopt(curl, CURLOPT_HEADERDATA, &ctx);
+    api->easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+    api->easy_setopt(curl, CURLOPT_XFERINFODATA, &ctx);
+    api->easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
 
-    for (int i = 0; i < req->header_count; i++) headers = curl_slist_append(headers, req->headers[i]);
-    headers = curl_slist_append(headers, "Expect:");
+    for (int i = 0; i < req->header_count; i++) headers = api->slist_append(headers, req->headers[i]);
+    headers = api->slist_append(headers, "Expect:");
 
     if (strcmp(req->method, "HEAD") == 0) {
-        curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
+        api->easy_setopt(curl, CURLOPT_NOBODY, 1L);
     } else if (req->upload_path) {
         upload = fopen(req->upload_path, "rb");
         if (!upload) { resp->curl_code = CURLE_READ_ERROR; snprintf(resp->error, sizeof(resp->error), "cannot open %s", req->upload_path); goto done; }
         fseek(upload, 0, SEEK_END);
         long long size = ftell(upload);
         fseek(upload, 0, SEEK_SET);
-        curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
-        curl_easy_setopt(curl, CURLOPT_READDATA, upload);
-        curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, (curl_off_t)size);
-        curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, req->method);
+        api->easy_setopt(curl, CURLOPT_UPLOAD, 1L);
+        api->easy_setopt(curl, CURLOPT_READDATA, upload);
+        api->easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, (curl_off_t)size);
+        api->easy_setopt(curl, CURLOPT_CUSTOMREQUEST, req->method);
     } else if (req->body || strcmp(req->method, "POST") == 0) {
-        curl_easy_setopt(curl, CURLOPT_POST, 1L);
-        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, req->body ? (const char *)req->body : "");
-        curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
-        if (strcmp(req->method, "POST") != 0) curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, req->method);
+        api->easy_setopt(curl, CURLOPT_POST, 1L);
+        api->easy_setopt(curl, CURLOPT_POSTFIELDS, req->body ? (const char *)req->body : "");
+        api->easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
+        if (strcmp(req->method, "POST") != 0) api->easy_setopt(curl, CURLOPT_CUSTOMREQUEST, req->method);
     } else if (strcmp(req->method, "GET") != 0) {
-        curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, req->method);
+        api->easy_setopt(curl, CURLOPT_CUSTOMREQUEST, req->method);
     }
-    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+    api->easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
 
     if (req->download_path) {
         ctx.file = fopen(req->download_path, req->resume_from > 0 ? "ab" : "wb");
         if (!ctx.file) { resp->curl_code = CURLE_WRITE_ERROR; snprintf(resp->error, sizeof(resp->error), "cannot open %s", req->download_path); goto done; }
     }
 
-    resp->curl_code = curl_easy_perform(curl);
-    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &resp->status);
+    resp->curl_code = api->easy_perform(curl);
+    api->easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &resp->status);
     if (resp->curl_code != CURLE_OK) {
-        const char *msg = errbuf[0] ? errbuf : curl_easy_strerror(resp->curl_code);
+        const char *msg = errbuf[0] ? errbuf : api->easy_strerror(resp->curl_code);
         if (ctx.body.overflow) msg = "response body over the limit";
         snprintf(resp->error, sizeof(resp->error), "%s", msg);
     }
@@ -192,8 +206,8 @@ done:
         fclose(ctx.file);
     }
     if (upload) fclose(upload);
-    curl_slist_free_all(headers);
-    if (!handle) curl_easy_cleanup(curl);
+    api->slist_free_all(headers);
+    if (!handle) api->easy_cleanup(curl);
     resp->body = ctx.body.data;
     resp->body_len = ctx.body.len;
     resp->headers = ctx.headers.data;

@@ -66,7 +66,8 @@ public final class CurlTransport: Sendable {
         self.caFile = caFile
     }
 
-    private static let initOnce: Void = { tn_http_global_init() }()
+    /// Loads libcurl (not linked: CCurlShim's tn_curl_api.h). Missing, every request fails with the reason.
+    private static let initOnce: Void = { _ = tn_http_global_init() }()
 
     public func perform(_ request: TransportRequest) async throws -> TransportResponse {
         let abort = AbortFlag()

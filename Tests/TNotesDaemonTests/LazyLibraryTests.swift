@@ -3,9 +3,10 @@ import Testing
 import TNotesCore
 import TNotesTestSupport
 
-/// PocketSphinx and SWORD are loaded on first use, not at start (CPocketSphinx.h, CSword.h): an idle daemon
-/// maps neither library nor what they bring with them, and the first Bible lookup loads SWORD alone.
-@Suite("lifecycle: PocketSphinx and SWORD load on first use")
+/// PocketSphinx, SWORD and libcurl are loaded on first use, not at start (CPocketSphinx.h, CSword.h,
+/// CCurlShim's tn_curl_api.h): an idle local-only daemon maps none of them nor what they bring with them, and the
+/// first Bible lookup loads SWORD alone. (The sync tests load libcurl: every one of them syncs through it.)
+@Suite("lifecycle: PocketSphinx, SWORD and libcurl load on first use")
 struct LazyLibraryTests {
     static let hasKJV = FileManager.default.fileExists(atPath: "/usr/share/sword/mods.d/engKJV2006eb.conf")
 
@@ -26,7 +27,7 @@ struct LazyLibraryTests {
 
     static func has(_ libraries: Set<String>, _ prefix: String) -> Bool { libraries.contains { $0.hasPrefix(prefix) } }
 
-    @Test("an idle daemon maps no libpocketsphinx, libsphinxbase, libsphinxad or libsword; scripture.text loads libsword only",
+    @Test("an idle local-only daemon maps no libpocketsphinx, libsphinxbase, libsphinxad, libsword or libcurl; scripture.text loads libsword only",
           .enabled(if: hasKJV, "needs sword-text-kjv"))
     func loadedOnFirstUse() throws {
         let d = try DaemonProcess().start()
@@ -36,7 +37,8 @@ struct LazyLibraryTests {
         _ = try c.call("daemon.status")
         let idle = try Self.mappedLibraries(pid)
         #expect(Self.has(idle, "libsqlite3"), "the maps were not read: \(idle.sorted())")
-        for name in ["libpocketsphinx", "libsphinxbase", "libsphinxad", "libsword", "libclucene", "libpulse", "libX11"] {
+        for name in ["libpocketsphinx", "libsphinxbase", "libsphinxad", "libsword", "libclucene", "libpulse", "libX11",
+                     "libcurl", "libssl", "libgnutls", "libldap", "libkrb5"] {
             #expect(!Self.has(idle, name), "\(name) is mapped in an idle daemon")
         }
 
@@ -45,5 +47,6 @@ struct LazyLibraryTests {
         let after = try Self.mappedLibraries(pid)
         #expect(Self.has(after, "libsword"), "scripture.text answered without libsword mapped: \(after.sorted())")
         #expect(!Self.has(after, "libpocketsphinx"), "a Bible lookup loaded PocketSphinx")
+        #expect(!Self.has(after, "libcurl.so"), "a Bible lookup loaded libcurl")
     }
 }
