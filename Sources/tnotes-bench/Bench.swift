@@ -64,6 +64,10 @@ struct Bench {
                                log: "\(d)/log")
         defer { daemon.stop() }
         try Wait.forSocket("\(d)/s.sock")
+        // Local-only (no server configured, the quick start's daemon), empty: libcurl, PocketSphinx and SWORD
+        // are not loaded until used, so this is the daemon at rest.
+        usleep(500_000)
+        let idleRss = daemon.rssKiB
         let (oneRate, eightRate) = try noteAddRates(socket: "\(d)/s.sock", count: count)
         let updateRate = try noteUpdateRate(socket: "\(d)/s.sock", count: count)
         let rawAfter = try rawSQLiteWrites(count: count, path: "\(d)/raw-after.sqlite")
@@ -78,6 +82,8 @@ struct Bench {
             Figure(name: "durable note.update (history insert included), 1 client", value: updateRate, unit: "writes/s",
                    baseline: oneRate, baselineName: "durable note.add, 1 client (no history insert)", target: nil,
                    higherIsBetter: true),
+            Figure(name: "tnotesd RSS idle, local-only, empty store", value: Double(idleRss) / 1024, unit: "MiB",
+                   target: "< 25 MB", higherIsBetter: false),
         ]
     }
 
