@@ -156,7 +156,8 @@ public final class Bible: Sendable {
         guard !spans.isEmpty else { throw .noSuchPassage("") }
         let verses = try withManager { manager throws(BibleError) -> [Verse] in
             guard let manager, let module = Self.module(in: manager, names: entry.modules) else {
-                throw .translationMissing(translation: translation, package: entry.package)
+                // Without libsword itself (loaded on first use, CSword.h) the package to install is the library.
+                throw .translationMissing(translation: translation, package: tn_sword_load() != 0 ? entry.package : "libsword1.9.0")
             }
             var verses: [Verse] = []
             for span in spans {
