@@ -35,16 +35,17 @@ let package = Package(
         // SWORD (Debian's libsword-dev, its C "flat API"): offline Bible text from sword-text-kjv / sword-text-web.
         // Both are loaded on first use (dlopen), not linked: each loader's header says why. The -I paths are
         // Debian's (pkg-config's cflags), for the real prototypes the loaders type their pointers with.
-        .target(name: "CPocketSphinx", cSettings: [.unsafeFlags([
+        .target(name: "CDynamicLibrary"),
+        .target(name: "CPocketSphinx", dependencies: ["CDynamicLibrary"], cSettings: [.unsafeFlags([
             "-I/usr/include/pocketsphinx", "-I/usr/include/sphinxbase", "-I/usr/include/x86_64-linux-gnu/sphinxbase",
             "-I/usr/include/aarch64-linux-gnu/sphinxbase",
         ])]),
-        .target(name: "CSword", cSettings: [.unsafeFlags(["-I/usr/include/sword"])]),
+        .target(name: "CSword", dependencies: ["CDynamicLibrary"], cSettings: [.unsafeFlags(["-I/usr/include/sword"])]),
         // jemalloc (Debian's libjemalloc-dev): the sync server's allocator (see tnotes-server's Allocator.swift).
         .systemLibrary(name: "CJemalloc", path: "Sources/CJemalloc", pkgConfig: "jemalloc", providers: [.apt(["libjemalloc-dev"])]),
         // libcurl (Debian's libcurl4-openssl-dev) behind a small C shim: curl_easy_setopt is variadic.
         // Loaded (dlopen) when the sync client is made, not linked: a local-only daemon never maps it (tn_curl_api.h).
-        .target(name: "CCurlShim"),
+        .target(name: "CCurlShim", dependencies: ["CDynamicLibrary"]),
         // Models, record schemas, HLC, merge rule, the one JSON codec.
         .target(name: "TNotesCore", dependencies: [
             .product(name: "Crypto", package: "swift-crypto"),

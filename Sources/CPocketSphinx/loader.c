@@ -2,15 +2,9 @@
 // pointer its exact type (__typeof__ does not reference the symbol, so nothing is linked).
 #include "CPocketSphinx.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
+#include "CDynamicLibrary.h"
 #include <pocketsphinx.h>
 #include <sphinxbase/err.h>
-
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static const char *load_error = "not loaded";
-static char load_error_text[512];
 
 static __typeof__(&err_set_logfp) f_err_set_logfp;
 static __typeof__(&cmd_ln_parse_r) f_cmd_ln_parse_r;
@@ -26,36 +20,27 @@ static __typeof__(&ps_seg_next) f_ps_seg_next;
 static __typeof__(&ps_seg_word) f_ps_seg_word;
 static __typeof__(&ps_seg_frames) f_ps_seg_frames;
 
-static void load(void) {
-    // libpocketsphinx needs libsphinxbase (its DT_NEEDED); dlsym on its handle searches both.
-    void *lib = dlopen("libpocketsphinx.so.3", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        snprintf(load_error_text, sizeof load_error_text, "%s", dlerror());
-        load_error = load_error_text;
-        return;
-    }
-#define FIND(name) \
-    if (!(f_##name = (__typeof__(f_##name))dlsym(lib, #name))) { \
-        snprintf(load_error_text, sizeof load_error_text, "libpocketsphinx has no %s", #name); \
-        load_error = load_error_text; \
-        return; \
-    }
-    FIND(err_set_logfp) FIND(cmd_ln_parse_r) FIND(cmd_ln_free_r) FIND(ps_args) FIND(ps_init) FIND(ps_free)
-    FIND(ps_start_utt) FIND(ps_end_utt) FIND(ps_process_raw) FIND(ps_seg_iter) FIND(ps_seg_next)
-    FIND(ps_seg_word) FIND(ps_seg_frames)
-#undef FIND
-    load_error = NULL;
-}
+static const tn_symbol symbols[] = {
+    {"err_set_logfp", (void **)&f_err_set_logfp},
+    {"cmd_ln_parse_r", (void **)&f_cmd_ln_parse_r},
+    {"cmd_ln_free_r", (void **)&f_cmd_ln_free_r},
+    {"ps_args", (void **)&f_ps_args},
+    {"ps_init", (void **)&f_ps_init},
+    {"ps_free", (void **)&f_ps_free},
+    {"ps_start_utt", (void **)&f_ps_start_utt},
+    {"ps_end_utt", (void **)&f_ps_end_utt},
+    {"ps_process_raw", (void **)&f_ps_process_raw},
+    {"ps_seg_iter", (void **)&f_ps_seg_iter},
+    {"ps_seg_next", (void **)&f_ps_seg_next},
+    {"ps_seg_word", (void **)&f_ps_seg_word},
+    {"ps_seg_frames", (void **)&f_ps_seg_frames},
+};
 
-int tn_pocketsphinx_load(void) {
-    pthread_once(&once, load);
-    return load_error == NULL;
-}
+// libpocketsphinx needs libsphinxbase (its DT_NEEDED), where the cmd_ln_* and err_* functions are.
+static tn_library library = TN_LIBRARY("libpocketsphinx.so.3", symbols);
 
-const char *tn_pocketsphinx_load_error(void) {
-    pthread_once(&once, load);
-    return load_error;
-}
+int tn_pocketsphinx_load(void) { return tn_library_load(&library); }
+const char *tn_pocketsphinx_load_error(void) { return tn_library_error(&library); }
 
 void tn_ps_quiet(void) { f_err_set_logfp(NULL); }
 

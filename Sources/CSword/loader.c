@@ -2,16 +2,10 @@
 // its exact type (__typeof__ does not reference the symbol, so nothing is linked).
 #include "CSword.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
+#include "CDynamicLibrary.h"
 #include <flatapi.h>
 
 _Static_assert(TN_SWORD_VERSEKEY_VERSEMAX == 5 && TN_SWORD_VERSEKEY_OSISREF == 7, "flat API constants moved");
-
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static const char *load_error = "not loaded";
-static char load_error_text[512];
 
 static __typeof__(&org_crosswire_sword_SWLog_setLogLevel) f_SWLog_setLogLevel;
 static __typeof__(&org_crosswire_sword_SWMgr_new) f_SWMgr_new;
@@ -24,35 +18,23 @@ static __typeof__(&org_crosswire_sword_SWModule_popError) f_SWModule_popError;
 static __typeof__(&org_crosswire_sword_SWModule_getKeyChildren) f_SWModule_getKeyChildren;
 static __typeof__(&org_crosswire_sword_SWModule_getRawEntry) f_SWModule_getRawEntry;
 
-static void load(void) {
-    void *lib = dlopen("libsword.so.1.9.0", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        snprintf(load_error_text, sizeof load_error_text, "%s", dlerror());
-        load_error = load_error_text;
-        return;
-    }
-#define FIND(name) \
-    if (!(f_##name = (__typeof__(f_##name))dlsym(lib, "org_crosswire_sword_" #name))) { \
-        snprintf(load_error_text, sizeof load_error_text, "libsword has no org_crosswire_sword_%s", #name); \
-        load_error = load_error_text; \
-        return; \
-    }
-    FIND(SWLog_setLogLevel) FIND(SWMgr_new) FIND(SWMgr_newWithPath) FIND(SWMgr_delete) FIND(SWMgr_getModuleByName)
-    FIND(SWMgr_filterText) FIND(SWModule_setKeyText) FIND(SWModule_popError) FIND(SWModule_getKeyChildren)
-    FIND(SWModule_getRawEntry)
-#undef FIND
-    load_error = NULL;
-}
+static const tn_symbol symbols[] = {
+    {"org_crosswire_sword_SWLog_setLogLevel", (void **)&f_SWLog_setLogLevel},
+    {"org_crosswire_sword_SWMgr_new", (void **)&f_SWMgr_new},
+    {"org_crosswire_sword_SWMgr_newWithPath", (void **)&f_SWMgr_newWithPath},
+    {"org_crosswire_sword_SWMgr_delete", (void **)&f_SWMgr_delete},
+    {"org_crosswire_sword_SWMgr_getModuleByName", (void **)&f_SWMgr_getModuleByName},
+    {"org_crosswire_sword_SWMgr_filterText", (void **)&f_SWMgr_filterText},
+    {"org_crosswire_sword_SWModule_setKeyText", (void **)&f_SWModule_setKeyText},
+    {"org_crosswire_sword_SWModule_popError", (void **)&f_SWModule_popError},
+    {"org_crosswire_sword_SWModule_getKeyChildren", (void **)&f_SWModule_getKeyChildren},
+    {"org_crosswire_sword_SWModule_getRawEntry", (void **)&f_SWModule_getRawEntry},
+};
 
-int tn_sword_load(void) {
-    pthread_once(&once, load);
-    return load_error == NULL;
-}
+static tn_library library = TN_LIBRARY("libsword.so.1.9.0", symbols);
 
-const char *tn_sword_load_error(void) {
-    pthread_once(&once, load);
-    return load_error;
-}
+int tn_sword_load(void) { return tn_library_load(&library); }
+const char *tn_sword_load_error(void) { return tn_library_error(&library); }
 
 void tn_sword_set_log_level(int level) { f_SWLog_setLogLevel(level); }
 intptr_t tn_sword_mgr_new(void) { return f_SWMgr_new(); }
