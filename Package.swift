@@ -44,7 +44,7 @@ let package = Package(
         // jemalloc (Debian's libjemalloc-dev): the sync server's allocator (see tnotes-server's Allocator.swift).
         .systemLibrary(name: "CJemalloc", path: "Sources/CJemalloc", pkgConfig: "jemalloc", providers: [.apt(["libjemalloc-dev"])]),
         // libcurl (Debian's libcurl4-openssl-dev) behind a small C shim: curl_easy_setopt is variadic.
-        // Loaded (dlopen) when the sync client is made, not linked: a local-only daemon never maps it (tn_curl_api.h).
+        // Loaded (dlopen) by the first sync request, not linked: a local-only daemon never maps it (tn_curl_api.h).
         .target(name: "CCurlShim", dependencies: ["CDynamicLibrary"]),
         // Models, record schemas, HLC, merge rule, the one JSON codec.
         .target(name: "TNotesCore", dependencies: [

@@ -2,8 +2,8 @@
  *
  * Why not linked: libcurl brings 29 libraries into every tnotesd start (OpenSSL, GnuTLS through LDAP,
  * Kerberos, SSH, RTMP, …): 5.5 MiB of their pages resident in a daemon that may never sync (local-only, the
- * quick start's default), plus their relocations at every start. The sync client loads it when it is made,
- * which happens only with a server configured.
+ * quick start's default), plus their relocations at every start. The sync client's first request loads it
+ * (on the transport's queue), and a sync client exists only with a server configured.
  * Every pointer has the exact type of libcurl's own prototype (__typeof__ does not reference the symbol). */
 #ifndef TN_CURL_API_H
 #define TN_CURL_API_H

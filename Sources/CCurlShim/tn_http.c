@@ -109,9 +109,6 @@ static int on_progress(void *userdata, curl_off_t dltotal, curl_off_t dlnow, cur
     return (ctx->abort_flag && atomic_load(&ctx->abort_flag->raised)) ? 1 : 0;
 }
 
-/* Loads libcurl (tn_curl_api.h), which runs curl_global_init once: 0 when it is there. */
-int tn_http_global_init(void) { return tn_curl_load() ? 0 : -1; }
-
 int tn_http_perform(tn_http_handle *handle, const tn_http_request *req, tn_http_response *resp) {
     memset(resp, 0, sizeof(*resp));
     const struct tn_curl_api *api = tn_curl_load();

@@ -61,13 +61,12 @@ public final class CurlTransport: Sendable {
     /// PEM file of the CAs to trust (`[sync] ca_file`), else the system's.
     let caFile: String?
 
+    /// libcurl is loaded (and initialised) by the first request, on the transport's own queue, not here: it is
+    /// not linked (CCurlShim's tn_curl_api.h), and a load is a blocking call. Missing, every request fails with
+    /// the reason.
     public init(caFile: String? = nil) {
-        Self.initOnce
         self.caFile = caFile
     }
-
-    /// Loads libcurl (not linked: CCurlShim's tn_curl_api.h). Missing, every request fails with the reason.
-    private static let initOnce: Void = { _ = tn_http_global_init() }()
 
     public func perform(_ request: TransportRequest) async throws -> TransportResponse {
         let abort = AbortFlag()

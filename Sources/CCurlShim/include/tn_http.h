@@ -46,9 +46,6 @@ typedef struct {
     char error[256];
 } tn_http_response;
 
-/* Loads libcurl on first use (not linked: tn_curl_api.h says why) and initialises it: 0, or -1 when it is
-   missing (every exchange then fails with the reason). */
-int tn_http_global_init(void);
 /* One exchange on `handle` (reset first, its connections kept), or on a handle of its own when NULL. */
 int tn_http_perform(tn_http_handle *handle, const tn_http_request *req, tn_http_response *resp);
 void tn_http_response_free(tn_http_response *resp);
