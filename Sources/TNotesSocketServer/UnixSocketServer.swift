@@ -52,7 +52,9 @@ public final class UnixSocketServer: Service, Sendable {
                 s.waiting[ObjectIdentifier(connection.channel)] = connection
                 return true
             }
-            if !kept { Self.drop(connection) }
+            // Accepted as the server stopped, after `closeRest`: this initializer runs on the event loop and
+            // cannot wait, so the close runs on a task of its own (it holds the connection until it is done).
+            if !kept { Task { await UnixSocketServer.discard(connection) } }
         }
 
         /// The accept loop took it: serving it closes it.
@@ -62,18 +64,13 @@ public final class UnixSocketServer: Service, Sendable {
 
         /// After the accept loop: every connection it never took is finished and closed (and so is any
         /// accepted from now on).
-        func closeRest() {
+        func closeRest() async {
             let rest = state.withLock { s -> [Connection] in
                 s.closed = true
                 defer { s.waiting = [:] }
                 return Array(s.waiting.values)
             }
-            for c in rest { Self.drop(c) }
-        }
-
-        private static func drop(_ connection: Connection) {
-            connection.outbound.finish()
-            connection.channel.close(promise: nil)
+            for c in rest { await UnixSocketServer.discard(c) }
         }
     }
 
@@ -166,15 +163,20 @@ public final class UnixSocketServer: Service, Sendable {
     public func run() async throws {
         try await withGracefulShutdownHandler {
             try await withThrowingDiscardingTaskGroup { group in
-                defer { accepted.closeRest() }
-                try await serverChannel.executeThenClose { inbound in
-                    for try await connection in inbound {
-                        accepted.taken(connection)
-                        group.addTask(executorPreference: EventLoopTaskExecutor(connection.channel.eventLoop)) {
-                            await self.serve(connection)
+                do {
+                    try await serverChannel.executeThenClose { inbound in
+                        for try await connection in inbound {
+                            accepted.taken(connection)
+                            group.addTask(executorPreference: EventLoopTaskExecutor(connection.channel.eventLoop)) {
+                                await self.serve(connection)
+                            }
                         }
                     }
+                } catch {
+                    await accepted.closeRest()
+                    throw error
                 }
+                await accepted.closeRest()
             }
         } onGracefulShutdown: {
             self.beginShutdown()
@@ -196,7 +198,7 @@ public final class UnixSocketServer: Service, Sendable {
     /// `executeThenClose`, which finishes its writer: an async channel dropped without that traps in NIO
     /// ("Deinited NIOAsyncWriter without calling finish()"), which a SIGTERM landing just as a client
     /// connected turned into a crash (signal 4) instead of a clean stop.
-    private static func discard(_ connection: Connection) async {
+    fileprivate static func discard(_ connection: Connection) async {
         try? await connection.executeThenClose { _, _ in }
     }
 
