@@ -270,6 +270,9 @@ struct SearchIndexTests {
     }
 
     /// Records a crash left waiting (a pull cut short) are derived after the next open, without a search.
+    /// Their rows were the highest, so the derive finds the table's largest rowid below the watermark and
+    /// must still number the new rows above it (`derivePending`'s placeholder): numbered from the largest,
+    /// they were hidden from FTS and its integrity check failed.
     @Test func waitingRecordsAfterCrashAreDerived() async throws {
         let t = TempStore()
         let sermon = Identifier.make()
