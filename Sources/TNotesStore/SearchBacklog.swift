@@ -68,8 +68,8 @@ struct SearchBacklog {
 
     /// Derives the rows of up to `limit` waiting records (all, if nil) from the records as stored, under the
     /// rowids `allocate` would give (`nextDoc` on), and removes their keys, inside the caller's transaction.
-    /// The SQL is `search_source`'s, one branch per kind, driven by the waiting keys (a probe per key, not a scan of
-    /// the view); a test holds the rows equal to the view and to what `SearchIndex.documents` writes.
+    /// The SQL is `search_source`'s, one branch per kind, driven by the waiting keys (a probe per key, not a
+    /// scan of the view); a test holds the rows equal to the view and to what `SearchIndex.documents` writes.
     /// Returns whether keys are left.
     mutating func derivePending(_ db: SQLiteConnection, limit: Int64?) throws -> Bool {
         guard recordsPending else { return false }
@@ -80,15 +80,17 @@ struct SearchBacklog {
         // back), a placeholder row holds that rowid for the insert and goes after it, in this transaction
         // (no trigger: FTS never hears of it). Numbering the rows in the statement instead
         // (`row_number() OVER ()`) made SQLite collect all of them before the first insert: a quarter of this
-        // statement's time, 3.6 s against 2.6 s for the 310 k rows of a 1× pull (120 k records) in this
-        // phase of the machine.
+        // statement's time, 3.6 s against 2.6 s for the 310 k rows of a 1× pull's 120 k records (measured on a
+        // copy of the pulled store, in the product's chunks).
         let top = try db.scalar("SELECT max(doc) FROM search_docs").int ?? 0
         nextDoc = max(nextDoc, top + 1)  // already so (`load`, `allocate`); kept so that no rowid could repeat
         let base = nextDoc - 1
         let placeholder = top < base
         if placeholder {
-            try db.run("INSERT INTO search_docs(doc, collection, record_id, sermon_id, kind, start, body) VALUES (?, '', '', '', '', NULL, '')",
-                       [.int(base)])
+            try db.run("""
+                INSERT INTO search_docs(doc, collection, record_id, sermon_id, kind, start, body)
+                VALUES (?, '', '', '', '', NULL, '')
+                """, [.int(base)])
         }
         try db.run("""
             WITH chunk AS MATERIALIZED (\(Self.pendingChunk(limit: 1))),
