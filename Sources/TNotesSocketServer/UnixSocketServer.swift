@@ -45,16 +45,17 @@ public final class UnixSocketServer: Service, Sendable {
     final class AcceptedConnections: Sendable {
         private let state = Mutex<(closed: Bool, waiting: [ObjectIdentifier: Connection])>((false, [:]))
 
-        /// In the child channel's initializer, on its event loop.
-        func accepted(_ connection: Connection) {
-            let kept = state.withLock { s -> Bool in
-                if s.closed { return false }
-                s.waiting[ObjectIdentifier(connection.channel)] = connection
-                return true
+        /// In the child channel's initializer, on its event loop: wraps the channel and keeps it until the
+        /// accept loop takes it. Once `closeRest` has run (the server is stopping) it throws instead, before
+        /// any `NIOAsyncChannel` exists: the failed initializer makes NIO close the raw channel, so a
+        /// connection accepted as the server stops is never one that has to be finished and closed later.
+        func accept(_ channel: any Channel, wrap: () throws -> Connection) throws -> Connection {
+            try state.withLock { s throws -> Connection in
+                if s.closed { throw ChannelError.ioOnClosedChannel }
+                let connection = try wrap()
+                s.waiting[ObjectIdentifier(channel)] = connection
+                return connection
             }
-            // Accepted as the server stopped, after `closeRest`: this initializer runs on the event loop and
-            // cannot wait, so the close runs on a task of its own (it holds the connection until it is done).
-            if !kept { Task { await UnixSocketServer.discard(connection) } }
         }
 
         /// The accept loop took it: serving it closes it.
@@ -62,8 +63,8 @@ public final class UnixSocketServer: Service, Sendable {
             _ = state.withLock { $0.waiting.removeValue(forKey: ObjectIdentifier(connection.channel)) }
         }
 
-        /// After the accept loop: every connection it never took is finished and closed (and so is any
-        /// accepted from now on).
+        /// After the accept loop: every connection it never took is finished and closed (and any accepted
+        /// from now on is refused by `accept`).
         func closeRest() async {
             let rest = state.withLock { s -> [Connection] in
                 s.closed = true
@@ -140,10 +141,9 @@ public final class UnixSocketServer: Service, Sendable {
         channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandler(
                 ByteToMessageHandler(LineFrameDecoder(maxLineBytes: maxLineBytes)))
-            let connection = try Connection(wrappingChannelSynchronously: channel,
-                                            configuration: .init(isOutboundHalfClosureEnabled: true))
-            accepted.accepted(connection)
-            return connection
+            return try accepted.accept(channel) {
+                try Connection(wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import TNotesCore
 import TNotesTestSupport
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -448,6 +449,34 @@ struct LifecycleTests {
         #expect(status == 0, "status \(status.map(String.init) ?? "still running"); log:\n\(d.log)")
         #expect(idle.isClosedByPeer(timeout: 10))
         #expect(!exists(d.socketPath))
+    }
+
+    /// Connections accepted while the socket server stops are closed by it, never dropped half made: NIO traps
+    /// on an async channel dropped with its writer open, which once turned a SIGTERM landing as a client
+    /// connected into a crash (signal 4). Clients connect in a tight loop across the stop, several times.
+    @Test("SIGTERM while clients keep connecting: exit 0 every time")
+    func sigtermDuringConnectStorm() throws {
+        for round in 0..<4 {
+            let d = DaemonProcess()
+            try d.start()
+            let path = d.socketPath
+            let stop = Mutex(false)
+            let connects = Mutex(0)
+            let threads = (0..<4).map { _ in
+                Thread {
+                    while !stop.withLock({ $0 }) {
+                        if SocketProbe.accepts(path) { connects.withLock { $0 += 1 } } else { usleep(200) }
+                    }
+                }
+            }
+            threads.forEach { $0.start() }
+            while connects.withLock({ $0 }) < 50 { usleep(1_000) }
+            let status = d.stop(timeout: 30)
+            stop.withLock { $0 = true }
+            usleep(50_000)
+            #expect(status == 0, "round \(round): status \(status.map(String.init) ?? "still running"); log:\n\(d.log)")
+            #expect(!exists(d.socketPath))
+        }
     }
 
     // 9
