@@ -100,7 +100,7 @@ public final class RPCConnection {
     public func call(_ method: String, _ params: JSON? = nil) throws -> JSON {
         let id = nextId
         nextId += 1
-        var request: [String: JSON] = ["jsonrpc": "2.0", "id": .int(id), "method": .string(method)]
+        var request: JSONObject = ["jsonrpc": "2.0", "id": .int(id), "method": .string(method)]
         if let params { request["params"] = params }
         try send(JSON.object(request).bytes + [0x0A])
         while true {

@@ -9,14 +9,14 @@ public struct Change: Sendable, Equatable {
     public var op: Op
     public var updatedAt: String
     public var deviceId: String
-    public var record: [String: JSON]
+    public var record: JSONObject
     /// The version this edit was made on (contract §6.3), when the device held one: a server whose current
     /// version is another one merges instead of letting one version win. Nil for a new record and for
     /// legacy clients, which follow the plain rule.
     public var base: RecordVersion?
 
     public init(opId: String, collection: RecordCollection, id: String, op: Op, updatedAt: String, deviceId: String,
-                record: [String: JSON], base: RecordVersion? = nil) {
+                record: JSONObject, base: RecordVersion? = nil) {
         self.base = base
         self.opId = opId
         self.collection = collection
@@ -34,7 +34,7 @@ public struct Change: Sendable, Equatable {
     /// The change as JSON; `recordText`, when given, is the record's canonical text already written (what the
     /// store keeps), spliced in as it is instead of serializing the record a second time.
     public func json(recordText: String?) -> JSON {
-        var o: [String: JSON] = [
+        var o: JSONObject = [
             "opId": .string(opId), "collection": .string(collection.rawValue), "id": .string(id),
             "op": .string(op.rawValue), "updatedAt": .string(updatedAt), "deviceId": .string(deviceId),
             "record": recordText.map { .raw($0) } ?? .object(record),

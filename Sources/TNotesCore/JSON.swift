@@ -13,7 +13,7 @@ public enum JSON: Sendable, Hashable {
     case double(Double)
     case string(String)
     case array([JSON])
-    case object([String: JSON])
+    case object(JSONObject)
     /// Canonical JSON text that is written out as it is, never parsed: a stored record body spliced into
     /// a reply (so a read does not parse and re-encode what the store already holds canonically). Only
     /// ever built from text this program encoded itself, and only in values that are about to be written;
@@ -25,7 +25,7 @@ extension JSON {
     public var isNull: Bool { if case .null = self { return true } else { return false } }
     public var stringValue: String? { if case .string(let s) = self { return s } else { return nil } }
     public var boolValue: Bool? { if case .bool(let b) = self { return b } else { return nil } }
-    public var objectValue: [String: JSON]? { if case .object(let o) = self { return o } else { return nil } }
+    public var objectValue: JSONObject? { if case .object(let o) = self { return o } else { return nil } }
     public var arrayValue: [JSON]? { if case .array(let a) = self { return a } else { return nil } }
     public var int64Value: Int64? {
         switch self {
@@ -67,7 +67,7 @@ extension JSON: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Express
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     public init(arrayLiteral elements: JSON...) { self = .array(elements) }
     public init(dictionaryLiteral elements: (String, JSON)...) {
-        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+        self = .object(JSONObject(elements))
     }
     public init(nilLiteral: ()) { self = .null }
     public init(floatLiteral value: Double) { self = .double(value) }
@@ -89,7 +89,7 @@ extension JSON: Decodable {
         if let d = try? c.decode(Double.self) { self = .double(d); return }
         if let s = try? c.decode(String.self) { self = .string(s); return }
         if let a = try? c.decode([JSON].self) { self = .array(a); return }
-        if let o = try? c.decode([String: JSON].self) { self = .object(o); return }
+        if let o = try? c.decode(JSONObject.self) { self = .object(o); return }
         throw DecodingError.dataCorruptedError(in: c, debugDescription: "not a JSON value")
     }
 }
@@ -191,11 +191,9 @@ extension JSON {
             out.append(UInt8(ascii: "]"))
         case .object(let o):
             out.append(UInt8(ascii: "{"))
-            // Sorted once as pairs (no second lookup per key); keys compare by their UTF-8 bytes, which is
-            // code point order and needs no Unicode normalization.
-            let pairs = o.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            // An object's members are kept in canonical order (UTF-8 byte order of the keys): nothing to sort.
             var first = true
-            for (key, value) in pairs {
+            for (key, value) in o {
                 if !first { out.append(UInt8(ascii: ",")) }
                 first = false
                 Self.writeString(key, to: &out)

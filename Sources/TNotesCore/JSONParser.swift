@@ -104,22 +104,29 @@ struct JSONParser {
     private mutating func parseObject() throws(JSONParseError) -> JSON {
         try enter()
         i += 1
-        var object = [String: JSON](minimumCapacity: 12)
+        var object = [JSONObject.Element]()
+        object.reserveCapacity(12)
         skipWhitespace()
         if i < bytes.count && bytes[i] == UInt8(ascii: "}") {
             i += 1
             depth -= 1
-            return .object(object)
+            return .object(JSONObject())
         }
+        // Whether the keys came strictly ascending so far: then the members are already in the object's order.
+        var sorted = true
         var previousKey: Range<Int>?
         while true {
             skipWhitespace()
             guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw error("expected a string key") }
             let key = try parseString()
             if let raw = lastStringRaw {
-                if let previousKey, !precedes(previousKey, raw) { nonCanonical &+= 1 }
+                if let previousKey, !precedes(previousKey, raw) {
+                    nonCanonical &+= 1
+                    sorted = false
+                }
             } else {
                 nonCanonical &+= 1
+                sorted = false
             }
             previousKey = lastStringRaw
             skipWhitespace()
@@ -131,15 +138,15 @@ struct JSONParser {
             if findRecords && depth == 1 {
                 inChanges = key == "changes"
                 if inChanges { recordSpans = [:] }
-                object[key] = try parseValue()
+                object.append((key, try parseValue()))
                 inChanges = false
             } else if findRecords && depth == 3 && changeIndex >= 0 && key == "record" {
                 recordSpans[changeIndex] = nil
                 let start = i, before = nonCanonical
-                object[key] = try parseValue()
+                object.append((key, try parseValue()))
                 if nonCanonical == before && bytes[start] == UInt8(ascii: "{") { recordSpans[changeIndex] = start..<i }
             } else {
-                object[key] = try parseValue()
+                object.append((key, try parseValue()))
             }
             skipWhitespace()
             guard i < bytes.count else { throw error("unexpected end of input") }
@@ -148,7 +155,7 @@ struct JSONParser {
             throw error("expected ',' or '}'")
         }
         depth -= 1
-        return .object(object)
+        return .object(JSONObject(parsed: object, sorted: sorted))
     }
 
     private mutating func parseArray() throws(JSONParseError) -> JSON {

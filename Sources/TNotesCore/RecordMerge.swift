@@ -25,15 +25,15 @@ public enum RecordMerge {
     }
 
     public struct Outcome: Sendable, Equatable {
-        public let record: [String: JSON]
+        public let record: JSONObject
         public let conflicts: [Conflict]
     }
 
     /// Merges `incoming` (pushed) and `current` (stored) against `base`. The result carries `version`'s
     /// `updatedAt`; the caller makes that version greater than both sides.
-    public static func merge(_ collection: RecordCollection, base: [String: JSON],
-                             current: [String: JSON], currentVersion: RecordVersion,
-                             incoming: [String: JSON], incomingVersion: RecordVersion,
+    public static func merge(_ collection: RecordCollection, base: JSONObject,
+                             current: JSONObject, currentVersion: RecordVersion,
+                             incoming: JSONObject, incomingVersion: RecordVersion,
                              updatedAt: String) -> Outcome {
         let incomingWins = incomingVersion > currentVersion
         let texts = Set(textFields[collection] ?? [])
@@ -62,7 +62,7 @@ public enum RecordMerge {
         out["updatedAt"] = .string(updatedAt)
         // Deletes: an edit concurrent with a delete keeps the record alive.
         let currentDeleted = current.deletedAt != nil, incomingDeleted = incoming.deletedAt != nil
-        func edited(_ side: [String: JSON]) -> Bool { keys.contains { (side[$0] ?? .null) != (base[$0] ?? .null) } }
+        func edited(_ side: JSONObject) -> Bool { keys.contains { (side[$0] ?? .null) != (base[$0] ?? .null) } }
         switch (currentDeleted, incomingDeleted) {
         case (false, false):
             out["deletedAt"] = .null

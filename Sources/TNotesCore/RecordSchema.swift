@@ -146,14 +146,14 @@ public struct RecordSchema: Sendable {
     ])
 
     /// Validates and normalizes a record. `path` prefixes field names in errors (e.g. "record").
-    public func normalize(_ value: JSON, path: String = "") throws(FieldError) -> [String: JSON] {
+    public func normalize(_ value: JSON, path: String = "") throws(FieldError) -> JSONObject {
         var unchanged = true
         return try normalize(value, path: path, unchanged: &unchanged)
     }
 
     /// As `normalize(_:path:)`; `unchanged` is set to whether the record came back as it was given (no
     /// default added, no value rewritten).
-    public func normalize(_ value: JSON, path: String = "", unchanged: inout Bool) throws(FieldError) -> [String: JSON] {
+    public func normalize(_ value: JSON, path: String = "", unchanged: inout Bool) throws(FieldError) -> JSONObject {
         func name(_ f: String) -> String { path.isEmpty ? f : "\(path).\(f)" }
         guard case .object(let input) = value else {
             throw FieldError(field: path.isEmpty ? "record" : path, reason: "must be an object, not \(value.typeName)")
@@ -167,7 +167,7 @@ public struct RecordSchema: Sendable {
         // The input itself while every field is as its normalized form (the usual case: a record this product
         // wrote): a record pulled or pushed was rebuilt key by key, a new dictionary per record, which with
         // its hashing was most of this function's time in a 1× sync. A copy from the first field that differs.
-        var out: [String: JSON]?
+        var out: JSONObject?
         var found = 0
         do throws(FieldError) {
             for field in fields {
@@ -206,7 +206,7 @@ public struct RecordSchema: Sendable {
 }
 
 /// Convenience views of a normalized record.
-extension Dictionary where Key == String, Value == JSON {
+extension JSONObject {
     public var recordId: String { self["id"]?.stringValue ?? "" }
     public var sermonId: String? { self["sermonId"]?.stringValue }
     public var updatedAt: String { self["updatedAt"]?.stringValue ?? self["createdAt"]?.stringValue ?? "" }

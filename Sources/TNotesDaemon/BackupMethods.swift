@@ -28,7 +28,7 @@ struct BackupMethods {
             return try await store.read { [after] s in
                 let page = try s.allRecords(after: after, limit: limit)
                 let total = after == nil ? try s.recordCount() : nil
-                var o: [String: JSON] = [
+                var o: JSONObject = [
                     "items": .array(page.items.map { ["collection": .string($0.collection), "deviceId": .string($0.deviceId), "record": .raw($0.body)] }),
                     "next": page.next.map { .string(ListCursor.encode($0)) } ?? .null,
                 ]
@@ -54,7 +54,7 @@ struct BackupMethods {
                 guard case .string(let deviceId)? = item["deviceId"], !deviceId.isEmpty else {
                     throw RPCError.invalidParams(field: "items[\(i)].deviceId", reason: "is required")
                 }
-                let record: [String: JSON]
+                let record: JSONObject
                 do { record = try collection.schema.normalize(item["record"] ?? .null, path: "items[\(i)].record") } catch let e as FieldError {
                     throw RPCError.invalidParams(e)
                 }

@@ -19,7 +19,7 @@ final class EventHub: Sendable {
 
     var lastSeq: Int64 { state.withLock { $0.seq } }
 
-    func publish(topic: String, _ fields: [String: JSON]) {
+    func publish(topic: String, _ fields: JSONObject) {
         let (targets, seq): ([ConnectionContext], Int64) = state.withLock { s in
             s.seq += 1
             return (s.connections.values.filter { $0.subscribedTopics?.contains(topic) ?? false }, s.seq)

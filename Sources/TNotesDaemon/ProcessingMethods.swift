@@ -38,7 +38,7 @@ struct ProcessingMethods {
             let type = try p.requiredString("type")
             let job = try await store.write { s in
                 _ = try s.liveRecord(.sermons, sermonId)
-                let params: [String: JSON] = ["type": .string(type), "explicit": true]
+                let params: JSONObject = ["type": .string(type), "explicit": true]
                 if let existing = try s.unfinishedJob(kind: .summarize, sermonId: sermonId, matching: params) { return existing }
                 let job = try s.enqueueJob(kind: .summarize, sermonId: sermonId, params: params)
                 try s.setProcessingStatus(sermonId: sermonId, key: "summaryStatus", status: "pending")

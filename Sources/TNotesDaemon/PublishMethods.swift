@@ -38,7 +38,7 @@ struct PublishMethods {
                 let publicId = existing?.body["publicId"]?.stringValue
                     ?? PublicId.make(title: p.string("slug") ?? sermon.body["title"]?.stringValue ?? "sermon")
                 let now = s.stamp()
-                let record: [String: JSON] = [
+                let record: JSONObject = [
                     "id": .string(id), "sermonId": .string(sermonId), "publicId": .string(publicId),
                     "parts": .array(parts.map { .string($0) }), "published": true,
                     "snapshot": try Self.snapshot(of: sermon, parts: parts, in: s), "publishedAt": .string(now),
@@ -76,7 +76,7 @@ struct PublishMethods {
     /// The sermon as it will be shown: `{title, speaker, date, serviceType, notes: [{timestamp, text}],
     /// summary: {title, text, type}|null, transcript: {text, segments}|null}` (the parts not chosen are null).
     static func snapshot(of sermon: StoredRecord, parts: [String], in s: StoreSession) throws -> JSON {
-        var o: [String: JSON] = [
+        var o: JSONObject = [
             "title": sermon.body["title"] ?? "", "speaker": sermon.body["speaker"] ?? .null, "date": sermon.body["date"] ?? .null,
             "serviceType": sermon.body["serviceType"] ?? .null, "notes": .array([]), "summary": .null, "transcript": .null,
         ]

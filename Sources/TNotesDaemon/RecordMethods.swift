@@ -28,7 +28,7 @@ struct RecordMethods {
                     throw RPCError.conflict("a sermon with id \(id) exists")
                 }
                 let now = s.stamp()
-                let record: [String: JSON] = [
+                let record: JSONObject = [
                     "id": .string(id), "title": try p.required("title"), "date": .string(p.string("date") ?? now),
                     "serviceType": p["serviceType"] ?? "Sunday Service", "speaker": p["speaker"] ?? .null,
                     "isArchived": false, "transcriptionStatus": "pending", "summaryStatus": "pending",
@@ -125,7 +125,7 @@ struct RecordMethods {
                     id = Identifier.make()
                 }
                 let now = s.stamp()
-                let record: [String: JSON] = [
+                let record: JSONObject = [
                     "id": .string(id), "sermonId": .string(sermonId), "text": try p.required("text"), "timestamp": try p.required("timestamp"),
                     "createdAt": .string(now), "updatedAt": .string(now), "deletedAt": .null,
                 ]
@@ -207,7 +207,7 @@ struct RecordMethods {
                     throw RPCError.conflict("a chat message with id \(id) exists")
                 }
                 let now = s.stamp()
-                let record: [String: JSON] = [
+                let record: JSONObject = [
                     "id": .string(id), "sermonId": .string(sermon.id), "role": try p.required("role"), "content": try p.required("content"),
                     "createdAt": .string(now), "deviceId": .string(s.deviceId),
                 ]
@@ -232,7 +232,7 @@ struct RecordMethods {
     }
 
     /// A tombstone keeps the whole record (a delete op carries everything a peer needs to apply it).
-    static func tombstone(_ body: [String: JSON], at now: String) -> [String: JSON] {
+    static func tombstone(_ body: JSONObject, at now: String) -> JSONObject {
         var b = body
         b["deletedAt"] = .string(now)
         b["updatedAt"] = .string(now)

@@ -75,7 +75,7 @@ struct SearchMethods {
                 try s.referencesTouching(book: book, chapter: chapter, verse: verse, limit: p.int("limit") ?? 200)
             }
             return ["items": .array(found.map { f in
-                var o: [String: JSON] = ["sermonId": .string(f.sermonId), "recordId": .string(f.recordId),
+                var o: JSONObject = ["sermonId": .string(f.sermonId), "recordId": .string(f.recordId),
                                          "kind": .string(Self.kind(of: f.collection)), "ref": f.reference.json,
                                          "display": .string(f.reference.display)]
                 if let start = f.start { o[f.collection == "notes" ? "timestamp" : "start"] = .double(start) }

@@ -116,11 +116,11 @@ final class DiscoveryDocument: Sendable {
 
     /// Record schemas for `components`, generated from the same RecordSchema that validates records.
     static func components() -> JSON {
-        var schemas = [String: JSON]()
+        var schemas = JSONObject()
         let names: [(RecordCollection, String)] = [(.sermons, "Sermon"), (.notes, "Note"), (.transcripts, "Transcript"),
                                                    (.summaries, "Summary"), (.chatMessages, "ChatMessage")]
         for (collection, name) in names {
-            var props = [String: JSON]()
+            var props = JSONObject()
             for f in collection.schema.fields {
                 var s = f.type.schema
                 if f.nullable, case .object(var o) = s, let t = o["type"] {

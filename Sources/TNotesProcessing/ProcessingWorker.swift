@@ -13,7 +13,7 @@ public final class ProcessingWorker: Service, Sendable {
     private let settings: ProcessingSettings
     private let executor: JobExecutor
     private let logger: Logger
-    private let publish: @Sendable (_ topic: String, _ fields: [String: JSON]) -> Void
+    private let publish: @Sendable (_ topic: String, _ fields: JSONObject) -> Void
     private let wakes: [WakeSignal]
     private let stopping = Atomic<Bool>(false)
 
@@ -25,7 +25,7 @@ public final class ProcessingWorker: Service, Sendable {
     private let running = Mutex(Running())
 
     public init(store: Store, settings: ProcessingSettings, scratchDirectory: String, logger: Logger,
-                publish: @escaping @Sendable (_ topic: String, _ fields: [String: JSON]) -> Void) {
+                publish: @escaping @Sendable (_ topic: String, _ fields: JSONObject) -> Void) {
         self.store = store
         self.settings = settings
         self.executor = JobExecutor(store: store, settings: settings, scratchDirectory: scratchDirectory)

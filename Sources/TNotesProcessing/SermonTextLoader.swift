@@ -22,8 +22,8 @@ enum SermonTextLoader {
     }
 
     /// The sermon as JSON, the input file of a command engine for summaries and questions.
-    static func json(_ t: SermonText, extra: [String: JSON] = [:]) -> JSON {
-        var o: [String: JSON] = [
+    static func json(_ t: SermonText, extra: JSONObject = [:]) -> JSON {
+        var o: JSONObject = [
             "title": .string(t.title), "speaker": JSON(t.speaker), "transcript": .string(t.transcriptText),
             "segments": .array(t.segments.map { ["start": .double($0.start), "end": .double($0.end), "text": .string($0.text)] }),
             "notes": .array(t.notes.map { ["timestamp": .double($0.timestamp), "text": .string($0.text)] }),

@@ -20,9 +20,9 @@ public struct ParamSpec: Sendable {
 
 /// Validated params, as a handler receives them.
 public struct Params: Sendable {
-    public let values: [String: JSON]
+    public let values: JSONObject
 
-    public init(_ values: [String: JSON]) { self.values = values }
+    public init(_ values: JSONObject) { self.values = values }
 
     public func has(_ name: String) -> Bool { values[name] != nil }
     public subscript(name: String) -> JSON? { values[name] }
@@ -76,7 +76,7 @@ public struct MethodSpec: Sendable {
 
     /// Named params only: unknown, missing, null where not allowed, or wrongly typed → the field is named.
     public func validate(_ raw: JSON?) throws(RPCError) -> Params {
-        let input: [String: JSON]
+        let input: JSONObject
         switch raw {
         case nil, .null?: input = [:]
         case .object(let o)?: input = o
@@ -93,7 +93,7 @@ public struct MethodSpec: Sendable {
             if key.isEmpty { throw RPCError.invalidParams(field: "params", reason: "has a param with an empty name") }
             throw RPCError.invalidParams(field: key, reason: "unknown param")
         }
-        var out = [String: JSON]()
+        var out = JSONObject()
         for p in params {
             guard let v = input[p.name] else {
                 if p.required { throw RPCError.invalidParams(field: p.name, reason: "is required") }
@@ -146,7 +146,7 @@ public struct MethodTable: Sendable {
                     o["type"] = .array([t, "null"])
                     schema = .object(o)
                 }
-                var param: [String: JSON] = ["name": .string(p.name), "required": .bool(p.required), "schema": schema]
+                var param: JSONObject = ["name": .string(p.name), "required": .bool(p.required), "schema": schema]
                 if !p.summary.isEmpty { param["summary"] = .string(p.summary) }
                 params.append(.object(param))
             }
@@ -155,7 +155,7 @@ public struct MethodTable: Sendable {
                 "params": .array(params), "result": ["name": "result", "schema": m.result],
             ])
         }
-        var doc: [String: JSON] = [
+        var doc: JSONObject = [
             "openrpc": "1.2.6",
             "info": ["title": .string(title), "version": .string(version)],
             "methods": .array(list),

@@ -15,7 +15,7 @@ public struct RPCError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String { "\(code) \(message)" }
 
     public var json: JSON {
-        var o: [String: JSON] = ["code": .int(Int64(code)), "message": .string(message)]
+        var o: JSONObject = ["code": .int(Int64(code)), "message": .string(message)]
         if let data { o["data"] = data }
         return .object(o)
     }

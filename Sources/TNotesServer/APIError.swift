@@ -46,7 +46,7 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     var limit: Int?
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        var body: [String: JSON] = ["error": .string(error), "detail": .string(detail)]
+        var body: JSONObject = ["error": .string(error), "detail": .string(detail)]
         if let field { body["field"] = .string(field) }
         if let limit { body["limit"] = .int(Int64(limit)) }
         var response = JSONResponse.make(.object(body), status: status)

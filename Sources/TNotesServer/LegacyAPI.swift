@@ -20,7 +20,7 @@ struct LegacyAPI: Sendable {
 
     /// create-sermon and update-sermon: upsert the sermon and its children. Notes, when given, are
     /// replaced as a set (missing ones tombstoned); transcript and summary, when given, are upserted.
-    func upsert(user: Int64, body: JSON, requireExisting: Bool) throws(APIError) -> @Sendable (any ServerTransaction) async throws -> [String: JSON] {
+    func upsert(user: Int64, body: JSON, requireExisting: Bool) throws(APIError) -> @Sendable (any ServerTransaction) async throws -> JSONObject {
         guard case .object(let o) = body else { throw .badRequest("body", "must be a JSON object") }
         let idField = requireExisting && o["remoteId"] != nil ? "remoteId" : "localId"
         let sermonId = try requiredString(o, idField, .uuid)
@@ -51,7 +51,7 @@ struct LegacyAPI: Sendable {
                                              ("isArchived", isArchived), ("transcriptionStatus", tStatus), ("summaryStatus", sStatus)]
             for (k, v) in fields { if let v { sermon[k] = v } }
             sermon["deletedAt"] = .null
-            var writes = [(RecordCollection, [String: JSON], Change.Op)]()
+            var writes = [(RecordCollection, JSONObject, Change.Op)]()
             if existing == nil || Self.differs(existing!.body, sermon) {
                 sermon["updatedAt"] = .string(now)
                 writes.append((.sermons, sermon, .upsert))
@@ -59,7 +59,7 @@ struct LegacyAPI: Sendable {
 
             if let notes {
                 let current = try await tx.children(.notes, sermonId: sermonId)
-                var byId = [String: [String: JSON]]()
+                var byId = [String: JSONObject]()
                 for c in current { byId[c.body.recordId] = c.body }
                 let wanted = Set(notes.map(\.id))
                 for n in notes {
@@ -98,7 +98,7 @@ struct LegacyAPI: Sendable {
                 }
             }
             // Every version passes the same schema as a pushed one before it is stored.
-            var checked = [(RecordCollection, [String: JSON], Change.Op)]()
+            var checked = [(RecordCollection, JSONObject, Change.Op)]()
             for (c, r, op) in writes {
                 do { checked.append((c, try c.schema.normalize(.object(r)), op)) }
                 catch let e as FieldError { throw APIError.badRequest(e.field, e.reason) }
@@ -108,14 +108,14 @@ struct LegacyAPI: Sendable {
         }
     }
 
-    static func differs(_ a: [String: JSON], _ b: [String: JSON]) -> Bool {
+    static func differs(_ a: JSONObject, _ b: JSONObject) -> Bool {
         var a = a, b = b
         a["updatedAt"] = nil
         b["updatedAt"] = nil
         return a != b
     }
 
-    func field(_ o: [String: JSON], _ name: String, _ type: FieldType, required: Bool = false, nullable: Bool = false,
+    func field(_ o: JSONObject, _ name: String, _ type: FieldType, required: Bool = false, nullable: Bool = false,
                path: String = "") throws(APIError) -> JSON?
     {
         let label = path.isEmpty ? name : "\(path).\(name)"
@@ -152,7 +152,7 @@ struct LegacyAPI: Sendable {
     }
 
     /// A field that must be present (and valid): its value.
-    func required(_ o: [String: JSON], _ name: String, _ type: FieldType, path: String = "") throws(APIError) -> JSON {
+    func required(_ o: JSONObject, _ name: String, _ type: FieldType, path: String = "") throws(APIError) -> JSON {
         guard let v = try field(o, name, type, required: true, path: path) else {
             throw .badRequest(path.isEmpty ? name : "\(path).\(name)", "is required")
         }
@@ -160,17 +160,17 @@ struct LegacyAPI: Sendable {
     }
 
     /// A required string field (ids): its text.
-    func requiredString(_ o: [String: JSON], _ name: String, _ type: FieldType, path: String = "") throws(APIError) -> String {
+    func requiredString(_ o: JSONObject, _ name: String, _ type: FieldType, path: String = "") throws(APIError) -> String {
         guard let text = try required(o, name, type, path: path).stringValue else {
             throw .badRequest(path.isEmpty ? name : "\(path).\(name)", "must be a string")
         }
         return text
     }
 
-    func parseTranscript(_ v: JSON?) throws(APIError) -> [String: JSON]? {
+    func parseTranscript(_ v: JSON?) throws(APIError) -> JSONObject? {
         guard let v, !v.isNull else { return nil }
         guard case .object(let t) = v else { throw .badRequest("transcript", "must be an object") }
-        var out: [String: JSON] = ["text": try required(t, "text", .string, path: "transcript")]
+        var out: JSONObject = ["text": try required(t, "text", .string, path: "transcript")]
         if let id = try field(t, "id", .uuid, path: "transcript") { out["id"] = id }
         if let s = try field(t, "status", .enumeration(StatusValues.processing), path: "transcript") { out["status"] = s }
         // The seed's client sent segments as a JSON *string*; decode that once here, store a real array.
@@ -190,10 +190,10 @@ struct LegacyAPI: Sendable {
         return out
     }
 
-    func parseSummary(_ v: JSON?) throws(APIError) -> [String: JSON]? {
+    func parseSummary(_ v: JSON?) throws(APIError) -> JSONObject? {
         guard let v, !v.isNull else { return nil }
         guard case .object(let s) = v else { throw .badRequest("summary", "must be an object") }
-        var out: [String: JSON] = [
+        var out: JSONObject = [
             "title": try required(s, "title", .string, path: "summary"),
             "text": try required(s, "text", .string, path: "summary"),
             "type": try required(s, "type", .enumeration(StatusValues.summaryTypes), path: "summary"),
@@ -208,7 +208,7 @@ struct LegacyAPI: Sendable {
     func sermons(user: Int64, audioURL: (String) -> String) async throws -> JSON {
         let storage = sync.storage
         let sermons = try await storage.records(user: user, collection: .sermons)
-        var notes = [String: [[String: JSON]]](), transcripts = [String: [String: JSON]](), summaries = [String: [String: JSON]]()
+        var notes = [String: [JSONObject]](), transcripts = [String: JSONObject](), summaries = [String: JSONObject]()
         for n in try await storage.records(user: user, collection: .notes) { notes[n.sermonId ?? "", default: []].append(n) }
         for t in try await storage.records(user: user, collection: .transcripts) {
             if let s = t.sermonId, (transcripts[s]?.updatedAt ?? "") <= t.updatedAt { transcripts[s] = t }

@@ -35,7 +35,7 @@ extension PostgresServerStorage {
                 """, logger: logger)
         }
 
-        func current(_ collection: RecordCollection, id: String) async throws -> (version: RecordVersion, body: [String: JSON])? {
+        func current(_ collection: RecordCollection, id: String) async throws -> (version: RecordVersion, body: JSONObject)? {
             let c = collection.rawValue
             for try await (u, d, b) in try await conn.query(
                 "SELECT updated_at, device_id, body::text FROM records WHERE user_id = \(user) AND collection = \(c) AND id = \(id)",
@@ -57,10 +57,10 @@ extension PostgresServerStorage {
         }
 
         func children(_ collection: RecordCollection, sermonId: String) async throws
-            -> [(version: RecordVersion, body: [String: JSON])]
+            -> [(version: RecordVersion, body: JSONObject)]
         {
             let c = collection.rawValue
-            var out = [(version: RecordVersion, body: [String: JSON])]()
+            var out = [(version: RecordVersion, body: JSONObject)]()
             for try await (u, d, b) in try await conn.query("""
                 SELECT updated_at, device_id, body::text FROM records
                 WHERE user_id = \(user) AND sermon_id = \(sermonId) AND collection = \(c)
@@ -92,7 +92,7 @@ extension PostgresServerStorage {
             return batch.verdicts
         }
 
-        func versionBody(_ collection: RecordCollection, id: String, version: RecordVersion) async throws -> [String: JSON]? {
+        func versionBody(_ collection: RecordCollection, id: String, version: RecordVersion) async throws -> JSONObject? {
             let c = collection.rawValue, u = version.updatedAt, d = version.deviceId
             // A merge is rare: the log is searched by its user's rows (no index on every push for this).
             for try await b in try await conn.query("""

@@ -336,8 +336,8 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
         return nil
     }
 
-    public func records(user: Int64, collection: RecordCollection) async throws -> [[String: JSON]] {
-        var out = [[String: JSON]]()
+    public func records(user: Int64, collection: RecordCollection) async throws -> [JSONObject] {
+        var out = [JSONObject]()
         let c = collection.rawValue
         for try await b in try await client.query(
             "SELECT body::text FROM records WHERE user_id = \(user) AND collection = \(c) AND deleted_at IS NULL",

@@ -77,7 +77,7 @@ struct PublishedContent {
     let transcript: (text: String, segments: [(start: Double, text: String)])?
     let publishedAt: String
 
-    init(publicId: String, snapshot s: [String: JSON], parts: JSON?, publishedAt: String) {
+    init(publicId: String, snapshot s: JSONObject, parts: JSON?, publishedAt: String) {
         self.publicId = publicId
         let wanted = Set(parts?.arrayValue?.compactMap(\.stringValue) ?? ["notes", "summary"])
         title = s["title"]?.stringValue ?? "Untitled sermon"

@@ -161,25 +161,25 @@ public final class SQLiteServerStorage: ServerStorage, @unchecked Sendable {
                        [.int(user), .text(opId), .text(result)])
         }
 
-        func current(_ collection: RecordCollection, id: String) async throws -> (version: RecordVersion, body: [String: JSON])? {
+        func current(_ collection: RecordCollection, id: String) async throws -> (version: RecordVersion, body: JSONObject)? {
             try db.query("SELECT updated_at, device_id, body FROM records WHERE user_id = ? AND collection = ? AND id = ?",
                          [.int(user), .text(collection.rawValue), .text(id)]).first.map(Self.decode)
         }
 
         func children(_ collection: RecordCollection, sermonId: String) async throws
-            -> [(version: RecordVersion, body: [String: JSON])]
+            -> [(version: RecordVersion, body: JSONObject)]
         {
             // INDEXED BY: the primary key's (user, collection) prefix would scan all of the user's notes.
             try db.query("SELECT updated_at, device_id, body FROM records INDEXED BY records_by_sermon WHERE user_id = ? AND sermon_id = ? AND collection = ?",
                          [.int(user), .text(sermonId), .text(collection.rawValue)]).map(Self.decode)
         }
 
-        static func decode(_ row: Row) throws -> (version: RecordVersion, body: [String: JSON]) {
+        static func decode(_ row: Row) throws -> (version: RecordVersion, body: JSONObject) {
             let body = try JSON.parse(row[2].string ?? "{}").objectValue ?? [:]
             return (RecordVersion(updatedAt: row[0].string ?? "", deviceId: row[1].string ?? ""), body)
         }
 
-        func versionBody(_ collection: RecordCollection, id: String, version: RecordVersion) async throws -> [String: JSON]? {
+        func versionBody(_ collection: RecordCollection, id: String, version: RecordVersion) async throws -> JSONObject? {
             let args: [SQLValue] = [.int(user), .text(collection.rawValue), .text(id), .text(version.updatedAt), .text(version.deviceId)]
             // A merge is rare: the log is searched by its user's rows (no index on every push for this).
             let text = try db.scalar("""
@@ -275,7 +275,7 @@ public final class SQLiteServerStorage: ServerStorage, @unchecked Sendable {
                           WHERE r.user_id = c.user_id AND r.collection = c.collection AND r.id = c.id AND r.seq = c.seq))
         """
 
-    public func records(user: Int64, collection: RecordCollection) async throws -> [[String: JSON]] {
+    public func records(user: Int64, collection: RecordCollection) async throws -> [JSONObject] {
         try await locked {
             try db.query("SELECT body FROM records WHERE user_id = ? AND collection = ? AND deleted_at IS NULL",
                          [.int(user), .text(collection.rawValue)]).map { try JSON.parse($0[0].string ?? "{}").objectValue ?? [:] }

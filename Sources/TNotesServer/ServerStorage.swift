@@ -64,7 +64,7 @@ public struct RecordKey: Sendable, Hashable {
 /// A stored publication record, for its public page.
 public struct PublishedRecord: Sendable, Equatable {
     public let user: Int64
-    public let body: [String: JSON]
+    public let body: JSONObject
     public let updatedAt: String
 }
 
@@ -129,7 +129,7 @@ public protocol ServerStorage: Sendable {
     /// asked for. One page of a snapshot (`SyncService.snapshot`).
     func records(user: Int64, after: RecordKey?, limit: Int, tombstones: Bool) async throws -> [LoggedChange]
     /// Live records of one collection (legacy get-sermons).
-    func records(user: Int64, collection: RecordCollection) async throws -> [[String: JSON]]
+    func records(user: Int64, collection: RecordCollection) async throws -> [JSONObject]
     /// The greatest updatedAt stored (for the server clock at start).
     func newestUpdatedAt() async throws -> String?
 
@@ -165,13 +165,13 @@ public protocol ServerTransaction: Sendable {
     func opResult(_ opId: String) async throws -> String?
     func recordOp(_ opId: String, result: String) async throws
     /// The stored version and body of a record, tombstones included.
-    func current(_ collection: RecordCollection, id: String) async throws -> (version: RecordVersion, body: [String: JSON])?
+    func current(_ collection: RecordCollection, id: String) async throws -> (version: RecordVersion, body: JSONObject)?
     /// All records of a collection that belong to a sermon, tombstones included.
-    func children(_ collection: RecordCollection, sermonId: String) async throws -> [(version: RecordVersion, body: [String: JSON])]
+    func children(_ collection: RecordCollection, sermonId: String) async throws -> [(version: RecordVersion, body: JSONObject)]
     /// Stores the change as the record's current version and appends it to the log; returns its seq.
     func write(_ change: Change) async throws -> Int64
     /// The body of one version of a record this user's log (or a merge's inputs) holds: a merge's base.
-    func versionBody(_ collection: RecordCollection, id: String, version: RecordVersion) async throws -> [String: JSON]?
+    func versionBody(_ collection: RecordCollection, id: String, version: RecordVersion) async throws -> JSONObject?
     /// Keeps a pushed version that was merged rather than stored, so that an edit made on it can find it
     /// as its base.
     func keepMergedInput(_ change: Change) async throws
@@ -193,10 +193,10 @@ extension ServerStorage {
 /// stored (a new version, greater than both sides).
 public struct MergeVerdict: Sendable, Equatable {
     public let status: String
-    public let record: [String: JSON]?
+    public let record: JSONObject?
     public let version: RecordVersion?
 
-    public init(_ status: String, record: [String: JSON]? = nil, version: RecordVersion? = nil) {
+    public init(_ status: String, record: JSONObject? = nil, version: RecordVersion? = nil) {
         self.status = status
         self.record = record
         self.version = version

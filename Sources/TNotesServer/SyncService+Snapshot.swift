@@ -54,7 +54,7 @@ extension SyncService {
         if let position { seq = position.seq } else { seq = try await storage.lastSeq(user: user) }
         let (page, hasMore) = Self.page(try await storage.records(user: user, after: position?.last, limit: limit + 1,
                                                                   tombstones: tombstones), limit: limit)
-        var answer: [String: JSON] = [
+        var answer: JSONObject = [
             "changes": .array(page.map(\.wireText)), "cursor": .string("\(epoch).\(seq)"), "hasMore": .bool(hasMore),
             "serverEpoch": .string(epoch),
         ]

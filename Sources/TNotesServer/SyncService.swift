@@ -22,11 +22,11 @@ public struct SyncService: Sendable {
         public let status: String
         public let error: String?
         /// For `merged`: the record as stored, and its version.
-        public var record: [String: JSON]? = nil
+        public var record: JSONObject? = nil
         public var version: RecordVersion? = nil
 
         var json: JSON {
-            var o: [String: JSON] = ["opId": .string(opId), "status": .string(status)]
+            var o: JSONObject = ["opId": .string(opId), "status": .string(status)]
             if let error { o["error"] = .string(error) }
             if let record { o["record"] = .object(record) }
             if let version {
@@ -182,7 +182,7 @@ public struct SyncService: Sendable {
     /// Two devices changed the record from one base: store the merge of both as a new version greater
     /// than either (every device adopts it), keep the pushed version (an edit made on it finds its base),
     /// and make a `conflicts` record for each passage both changed.
-    static func threeWay(_ change: Change, base: [String: JSON], existing: (version: RecordVersion, body: [String: JSON]),
+    static func threeWay(_ change: Change, base: JSONObject, existing: (version: RecordVersion, body: JSONObject),
                          in tx: any ServerTransaction) async throws -> MergeVerdict {
         let version = RecordMerge.mergedVersion(current: existing.version, incoming: change.version)
         let outcome = RecordMerge.merge(change.collection, base: base, current: existing.body, currentVersion: existing.version,
@@ -194,7 +194,7 @@ public struct SyncService: Sendable {
         _ = try await tx.write(merged)
         for c in outcome.conflicts {
             let sermonId = change.collection == .sermons ? change.id : (outcome.record.sermonId ?? change.id)
-            let record: [String: JSON] = [
+            let record: JSONObject = [
                 "id": .string(Identifier.make()), "collection": .string(change.collection.rawValue), "recordId": .string(change.id),
                 "sermonId": .string(sermonId), "field": .string(c.field), "base": .string(c.base), "local": .string(c.local),
                 "remote": .string(c.remote), "merged": .string(c.merged), "state": "open", "createdAt": .string(version.updatedAt),
@@ -208,7 +208,7 @@ public struct SyncService: Sendable {
     }
 
     /// Server-made versions (legacy endpoints): stamped by the server clock, merged like any other.
-    func writeServerVersions(user: Int64, in tx: any ServerTransaction, _ items: [(RecordCollection, [String: JSON], Change.Op)])
+    func writeServerVersions(user: Int64, in tx: any ServerTransaction, _ items: [(RecordCollection, JSONObject, Change.Op)])
         async throws
     {
         for (collection, record, op) in items {

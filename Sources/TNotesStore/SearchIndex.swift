@@ -24,7 +24,7 @@ enum SearchIndex {
     }
 
     /// The searchable pieces of a live record (none for a tombstone).
-    static func documents(_ collection: RecordCollection, _ r: [String: JSON]) -> [Document] {
+    static func documents(_ collection: RecordCollection, _ r: JSONObject) -> [Document] {
         guard r.deletedAt == nil else { return [] }
         let id = r.recordId, sermonId = r.sermonId ?? ""
         switch collection {
@@ -56,7 +56,7 @@ enum SearchIndex {
     ///
     /// `deferNew`: a new record (not `replacing`) leaves its rows to `SearchBacklog.derivePending` (a pull
     /// holding the index does this).
-    static func reindex(_ db: SQLiteConnection, collection: RecordCollection, record: [String: JSON], replacing: Bool,
+    static func reindex(_ db: SQLiteConnection, collection: RecordCollection, record: JSONObject, replacing: Bool,
                         documents: [Document]? = nil, deferNew: Bool = false, backlog: inout SearchBacklog) throws {
         guard collections.contains(collection) else { return }
         let id = record.recordId

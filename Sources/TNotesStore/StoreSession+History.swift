@@ -7,7 +7,7 @@ public struct HistoryEntry: Sendable, Equatable {
     public let id: String
     public let updatedAt: String
     public let deviceId: String
-    public let record: [String: JSON]
+    public let record: JSONObject
     public let replacedAt: String
     public let reason: HistoryReason
 
@@ -34,7 +34,7 @@ extension StoreSession {
     }
 
     /// One held version, by its version.
-    public func historyVersion(_ collection: RecordCollection, id: String, version: RecordVersion) throws -> [String: JSON]? {
+    public func historyVersion(_ collection: RecordCollection, id: String, version: RecordVersion) throws -> JSONObject? {
         guard let text = try db.scalar("""
             SELECT body FROM history WHERE collection = ? AND id = ? AND updated_at = ? AND device_id = ?
             ORDER BY seq DESC LIMIT 1

@@ -10,7 +10,7 @@ public struct JobRecord: Sendable, Equatable {
     public let kind: Kind
     public let sermonId: String
     /// Kind-specific input: `type` and `explicit` of a summary, `question` and `questionId` of a chat.
-    public let params: [String: JSON]
+    public let params: JSONObject
     public let state: State
     public let attempts: Int
     public let lastError: String?
@@ -56,7 +56,7 @@ extension StoreSession {
     }
 
     /// The unfinished (queued or running) job of this kind for this sermon whose params match `sameAs`'s keys.
-    public func unfinishedJob(kind: JobRecord.Kind, sermonId: String, matching: [String: JSON] = [:]) throws -> JobRecord? {
+    public func unfinishedJob(kind: JobRecord.Kind, sermonId: String, matching: JSONObject = [:]) throws -> JobRecord? {
         try db.query("""
             SELECT \(Self.jobColumns) FROM jobs INDEXED BY jobs_by_sermon
             WHERE sermon_id = ? AND kind = ? AND state IN ('queued','running') ORDER BY created_at
@@ -65,7 +65,7 @@ extension StoreSession {
     }
 
     /// Queues a job. Returns the new job's record.
-    public func enqueueJob(kind: JobRecord.Kind, sermonId: String, params: [String: JSON] = [:]) throws -> JobRecord {
+    public func enqueueJob(kind: JobRecord.Kind, sermonId: String, params: JSONObject = [:]) throws -> JobRecord {
         let now = Timestamp.now()
         let id = Identifier.make()
         try db.run("""

@@ -13,7 +13,7 @@ public struct SearchHit: Sendable, Equatable {
     public let rank: Double
 
     public var json: JSON {
-        var o: [String: JSON] = ["sermonId": .string(sermonId), "kind": .string(kind), "recordId": .string(recordId),
+        var o: JSONObject = ["sermonId": .string(sermonId), "kind": .string(kind), "recordId": .string(recordId),
                                  "snippet": .string(snippet), "rank": .double(rank)]
         if let start {
             if kind == "note" { o["timestamp"] = .double(start) } else { o["start"] = .double(start) }
@@ -95,7 +95,7 @@ extension StoreSession {
     // MARK: Scripture references
 
     /// Rewrites the references of one record (called by `apply` beside the record's write).
-    func indexReferences(collection: RecordCollection, record: [String: JSON], replacing: Bool,
+    func indexReferences(collection: RecordCollection, record: JSONObject, replacing: Bool,
                          found: [(ScriptureReference, Double?)]?) throws {
         try ReferenceIndex.index(db, collection: collection, record: record, replacing: replacing, found: found)
     }
@@ -152,7 +152,7 @@ extension StoreSession {
 extension ScriptureReference {
     /// The contract's shape: `{book, chapter, verseStart?, verseEnd?}`.
     public var json: JSON {
-        var o: [String: JSON] = ["book": .string(book), "chapter": .int(Int64(chapter))]
+        var o: JSONObject = ["book": .string(book), "chapter": .int(Int64(chapter))]
         if let verseStart { o["verseStart"] = .int(Int64(verseStart)) }
         if let verseEnd { o["verseEnd"] = .int(Int64(verseEnd)) }
         return .object(o)
@@ -164,7 +164,7 @@ extension ScriptureReference {
 enum ReferenceIndex {
     /// Every reference a record cites, in order, with its place in the audio (none for a tombstone). Pure:
     /// a pulled page's references are found off the store queue (`PreparedChange`).
-    static func found(_ collection: RecordCollection, _ record: [String: JSON]) -> [(ScriptureReference, Double?)] {
+    static func found(_ collection: RecordCollection, _ record: JSONObject) -> [(ScriptureReference, Double?)] {
         guard Self.referenceCollections.contains(collection), record.deletedAt == nil else { return [] }
         return Self.referenceTexts(collection, record).flatMap { text, start in
             ScriptureReferences.references(in: text).map { ($0, start) }
@@ -172,7 +172,7 @@ enum ReferenceIndex {
     }
 
     /// Rewrites the references of one record (`found`: already parsed off the store queue).
-    static func index(_ db: SQLiteConnection, collection: RecordCollection, record: [String: JSON], replacing: Bool = true,
+    static func index(_ db: SQLiteConnection, collection: RecordCollection, record: JSONObject, replacing: Bool = true,
                       found: [(ScriptureReference, Double?)]? = nil) throws {
         guard Self.referenceCollections.contains(collection) else { return }
         let id = record.recordId
@@ -196,7 +196,7 @@ enum ReferenceIndex {
     static let referenceCollections: Set<RecordCollection> = [.sermons, .notes, .transcripts, .summaries]
 
     /// The pieces of a record that may cite scripture, each with its place in the audio when it has one.
-    static func referenceTexts(_ c: RecordCollection, _ r: [String: JSON]) -> [(String, Double?)] {
+    static func referenceTexts(_ c: RecordCollection, _ r: JSONObject) -> [(String, Double?)] {
         switch c {
         case .sermons: return [(r["title"]?.stringValue ?? "", nil)]
         case .notes: return [(r["text"]?.stringValue ?? "", r["timestamp"]?.doubleValue)]

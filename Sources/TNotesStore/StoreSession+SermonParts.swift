@@ -30,7 +30,7 @@ extension StoreSession {
     public func setTranscript(sermonId: String, text: JSON, status: JSON, segments: JSON) throws -> StoredRecord {
         let sermon = try liveRecord(.sermons, sermonId)
         let id = try newestChild(.transcripts, sermonId: sermonId)?.id ?? Identifier.derivedInOrder(from: sermonId, kind: "transcript")
-        let record: [String: JSON] = [
+        let record: JSONObject = [
             "id": .string(id), "sermonId": .string(sermonId), "text": text, "status": status, "segments": segments,
             "updatedAt": .string(stamp()), "deletedAt": .null,
         ]
@@ -46,7 +46,7 @@ extension StoreSession {
                            generatedBy: String?) throws -> StoredRecord {
         let sermon = try liveRecord(.sermons, sermonId)
         let id = try newestChild(.summaries, sermonId: sermonId)?.id ?? Identifier.derivedInOrder(from: sermonId, kind: "summary")
-        var record: [String: JSON] = [
+        var record: JSONObject = [
             "id": .string(id), "sermonId": .string(sermonId), "title": title, "text": text, "type": type, "status": status,
             "updatedAt": .string(stamp()), "deletedAt": .null,
         ]

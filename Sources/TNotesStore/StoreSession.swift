@@ -141,9 +141,9 @@ public final class StoreSession {
     /// Makes a local change: stamps it with the HLC, merges it (it always wins: its stamp is the newest),
     /// and queues the exact Change in the outbox — all inside the caller's transaction.
     @discardableResult
-    public func commitLocal(_ collection: RecordCollection, record: [String: JSON], op: Change.Op,
+    public func commitLocal(_ collection: RecordCollection, record: JSONObject, op: Change.Op,
                             reason: HistoryReason? = nil) throws -> StoredRecord {
-        let normalized: [String: JSON]
+        let normalized: JSONObject
         do { normalized = try collection.schema.normalize(.object(record)) } catch { throw StoreError.invalid(error) }
         let change = Change(opId: Identifier.make(), collection: collection, id: normalized.recordId, op: op,
                             updatedAt: normalized.updatedAt, deviceId: deviceId, record: normalized)

@@ -7,11 +7,11 @@ public enum SyncState: String, Sendable {
 /// A record as the store holds it: the canonical body plus the columns the store keeps beside it.
 public struct StoredRecord: Sendable, Equatable {
     public let collection: RecordCollection
-    public let body: [String: JSON]
+    public let body: JSONObject
     public let deviceId: String
     public let syncState: SyncState
 
-    public init(collection: RecordCollection, body: [String: JSON], deviceId: String, syncState: SyncState) {
+    public init(collection: RecordCollection, body: JSONObject, deviceId: String, syncState: SyncState) {
         self.collection = collection
         self.body = body
         self.deviceId = deviceId

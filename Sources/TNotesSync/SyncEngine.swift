@@ -64,7 +64,7 @@ public actor SyncEngine {
     let settings: Settings
     let logger: Logger
     let audio: AudioTransfers?
-    let onEvent: @Sendable (String, [String: JSON]) -> Void
+    let onEvent: @Sendable (String, JSONObject) -> Void
 
     private(set) var state: SyncState = .idle
     private var attempt = 0
@@ -113,7 +113,7 @@ public actor SyncEngine {
     }
 
     public init(store: Store, client: SyncClient, settings: Settings, audio: AudioTransfers?, logger: Logger,
-                onEvent: @escaping @Sendable (String, [String: JSON]) -> Void)
+                onEvent: @escaping @Sendable (String, JSONObject) -> Void)
     {
         self.store = store
         self.client = client
@@ -370,7 +370,7 @@ public actor SyncEngine {
 
     public func status() async throws -> JSON {
         let counts = store.outboxCounts
-        var triggers = [String: JSON]()
+        var triggers = JSONObject()
         for t in SyncTrigger.allCases { triggers[t.rawValue] = .int(Int64(triggerCounts[t] ?? 0)) }
         return [
             "state": .string(state.rawValue), "serverUrl": .string(settings.serverURL),

@@ -118,7 +118,7 @@ public final class RPCClient: @unchecked Sendable {
     public func call(_ method: String, _ params: JSON? = nil, timeout: Double = 30) throws -> JSON {
         let id = nextId
         nextId += 1
-        var req: [String: JSON] = ["jsonrpc": "2.0", "id": .int(Int64(id)), "method": .string(method)]
+        var req: JSONObject = ["jsonrpc": "2.0", "id": .int(Int64(id)), "method": .string(method)]
         if let params { req["params"] = params }
         var reply = try exchange(.object(req), timeout: timeout)
         // Skip event notifications that may arrive between replies.

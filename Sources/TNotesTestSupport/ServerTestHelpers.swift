@@ -34,7 +34,7 @@ public enum Wire {
 
     public static func sermon(_ id: String, title: String = "Sunday Service", updatedAt: String = t0,
                               deletedAt: String? = nil, speaker: String? = "Pastor John",
-                              audio: JSON = .null) -> [String: JSON]
+                              audio: JSON = .null) -> JSONObject
     {
         [
             "id": .string(id), "title": .string(title), "date": .string(t0), "serviceType": "Sunday Service",
@@ -45,7 +45,7 @@ public enum Wire {
     }
 
     public static func note(_ id: String, sermonId: String, text: String = "Key point", timestamp: JSON = 120.5,
-                            updatedAt: String = t0, deletedAt: String? = nil) -> [String: JSON]
+                            updatedAt: String = t0, deletedAt: String? = nil) -> JSONObject
     {
         [
             "id": .string(id), "sermonId": .string(sermonId), "text": .string(text), "timestamp": timestamp,
@@ -61,7 +61,7 @@ public enum Wire {
 
     public static func transcript(_ id: String, sermonId: String, text: String = "Full transcribed text...",
                                   segments: JSON = sampleSegments, updatedAt: String = t0,
-                                  deletedAt: String? = nil) -> [String: JSON]
+                                  deletedAt: String? = nil) -> JSONObject
     {
         [
             "id": .string(id), "sermonId": .string(sermonId), "text": .string(text), "status": "complete",
@@ -71,7 +71,7 @@ public enum Wire {
 
     public static func summary(_ id: String, sermonId: String, title: String = "Summary Title",
                                text: String = "Summary text...", updatedAt: String = t0,
-                               deletedAt: String? = nil) -> [String: JSON]
+                               deletedAt: String? = nil) -> JSONObject
     {
         [
             "id": .string(id), "sermonId": .string(sermonId), "title": .string(title), "text": .string(text),
@@ -80,7 +80,7 @@ public enum Wire {
     }
 
     public static func chat(_ id: String, sermonId: String, role: String = "user", content: String = "What is grace?",
-                            createdAt: String = t0, deviceId: String = "devA") -> [String: JSON]
+                            createdAt: String = t0, deviceId: String = "devA") -> JSONObject
     {
         [
             "id": .string(id), "sermonId": .string(sermonId), "role": .string(role), "content": .string(content),
@@ -89,7 +89,7 @@ public enum Wire {
     }
 
     /// A `Change` (contract §4) carrying `record`; `updatedAt` is the record's (a chat message's `createdAt`).
-    public static func change(_ collection: RecordCollection, _ record: [String: JSON], op: String? = nil,
+    public static func change(_ collection: RecordCollection, _ record: JSONObject, op: String? = nil,
                               deviceId: String = "devA", opId: String = Identifier.make()) -> JSON
     {
         let updatedAt = record["updatedAt"]?.stringValue ?? record["createdAt"]?.stringValue ?? t0

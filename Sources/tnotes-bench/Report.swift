@@ -14,7 +14,7 @@ struct Figure {
     var ratio: Double? { baseline.map { $0 > 0 ? value / $0 : 0 } }
 
     var json: JSON {
-        var o: [String: JSON] = ["name": .string(name), "value": .double(value), "unit": .string(unit),
+        var o: JSONObject = ["name": .string(name), "value": .double(value), "unit": .string(unit),
                                  "higherIsBetter": .bool(higherIsBetter)]
         if let baseline { o["baseline"] = .double(baseline) }
         if let baselineName { o["baselineName"] = .string(baselineName) }

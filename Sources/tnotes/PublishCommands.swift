@@ -29,7 +29,7 @@ struct PublishCommand: ParsableCommand {
         if !noSummary { parts.append("summary") }
         if transcript { parts.append("transcript") }
         if parts.isEmpty { throw ValidationError("nothing to publish: keep the notes or the summary, or add --transcript") }
-        var params: [String: JSON] = ["id": .string(sermonId), "parts": .array(parts)]
+        var params: JSONObject = ["id": .string(sermonId), "parts": .array(parts)]
         if let slug { params["slug"] = .string(slug) }
         let session = Session(global)
         _ = try session.call("sermon.publish", .object(params))

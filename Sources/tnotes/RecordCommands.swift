@@ -75,7 +75,7 @@ struct NoteCommand: ParsableCommand {
 
         func run() throws {
             let session = Session(global)
-            var p: [String: JSON] = ["id": .string(noteId)]
+            var p: JSONObject = ["id": .string(noteId)]
             if let at { p["timestamp"] = Values.number(at) }
             if !text.isEmpty { p["text"] = .string(text.joined(separator: " ")) }
             if at == nil && text.isEmpty {
@@ -155,7 +155,7 @@ struct TranscriptCommand: ParsableCommand {
 
         func run() throws {
             let content = try readFileOption(file)
-            var p: [String: JSON] = ["sermonId": .string(sermonId)]
+            var p: JSONObject = ["sermonId": .string(sermonId)]
             if content.drop(while: \.isWhitespace).first == "{" {
                 guard let doc = try? JSON.parse(content), case .object(let o) = doc else {
                     throw Failure.usage("--file \(file): starts with '{' but is not a JSON object")
@@ -227,7 +227,7 @@ struct SummaryCommand: ParsableCommand {
                                                        "an empty summary changes nothing."])
             }
             while text.hasSuffix("\n") { text.removeLast() }
-            var p: [String: JSON] = ["sermonId": .string(sermonId), "type": .string(type.rawValue), "title": .string(title),
+            var p: JSONObject = ["sermonId": .string(sermonId), "type": .string(type.rawValue), "title": .string(title),
                                      "text": .string(text)]
             if let status { p["status"] = .string(status.rawValue) }
             try Session(global).run("summary.set", .object(p)) { r in

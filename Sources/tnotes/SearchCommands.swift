@@ -38,7 +38,7 @@ struct SearchCommand: ParsableCommand {
         let session = Session(global)
         if let ref {
             let (book, chapter, verse) = try Self.passage(ref)
-            var params: [String: JSON] = ["book": .string(book)]
+            var params: JSONObject = ["book": .string(book)]
             if let chapter { params["chapter"] = .int(Int64(chapter)) }
             if let verse { params["verse"] = .int(Int64(verse)) }
             try session.run("search.byReference", .object(params)) { r in
@@ -54,7 +54,7 @@ struct SearchCommand: ParsableCommand {
             }
             return
         }
-        var params: [String: JSON] = ["q": .string(words.joined(separator: " ")), "limit": .int(Int64(limit))]
+        var params: JSONObject = ["q": .string(words.joined(separator: " ")), "limit": .int(Int64(limit))]
         if let kinds { params["kinds"] = .array(kinds.split(separator: ",").map { .string(String($0).trimmingWhitespace) }) }
         if let speaker { params["speaker"] = .string(speaker) }
         if let from { params["from"] = .string(from) }

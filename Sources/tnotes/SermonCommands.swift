@@ -36,7 +36,7 @@ struct SermonCommand: ParsableCommand {
         }
 
         func run() throws {
-            var p: [String: JSON] = ["title": .string(title)]
+            var p: JSONObject = ["title": .string(title)]
             if let speaker { p["speaker"] = speaker.isEmpty ? .null : .string(speaker) }
             if let serviceType { p["serviceType"] = .string(serviceType) }
             if let date { p["date"] = .string(date) }
@@ -64,7 +64,7 @@ struct SermonCommand: ParsableCommand {
 
         func run() throws {
             let session = Session(global)
-            var params: [String: JSON] = [:]
+            var params: JSONObject = [:]
             if archived { params["includeArchived"] = true }
             if deleted { params["includeDeleted"] = true }
             // Follow the pages: one list, as one sermon.list answer would be when everything fits.
@@ -147,7 +147,7 @@ struct SermonCommand: ParsableCommand {
 
         func run() throws {
             let session = Session(global)
-            var p: [String: JSON] = ["id": .string(id)]
+            var p: JSONObject = ["id": .string(id)]
             if let title { p["title"] = .string(title) }
             if editTitle {
                 let current = try session.call("sermon.get", ["id": .string(id)])["title"]?.stringValue ?? ""

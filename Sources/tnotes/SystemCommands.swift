@@ -214,7 +214,7 @@ struct WatchCommand: ParsableCommand {
 
     func run() throws {
         let session = Session(global)
-        var params: [String: JSON] = [:]
+        var params: JSONObject = [:]
         if !topic.isEmpty { params["topics"] = .array(topic.map { .string($0) }) }
         do {
             _ = try session.call("events.subscribe", .object(params))

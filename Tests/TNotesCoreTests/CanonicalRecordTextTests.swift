@@ -78,7 +78,7 @@ import TNotesTestSupport
             case 4: return .string(string())
             case 5: return .array((0..<Int.random(in: 0...4, using: &rng)).map { _ in value(depth + 1) })
             default:
-                var o = [String: JSON]()
+                var o = JSONObject()
                 for _ in 0..<Int.random(in: 0...4, using: &rng) { o[string(key: true)] = value(depth + 1) }
                 return .object(o)
             }
@@ -101,7 +101,7 @@ import TNotesTestSupport
         var given = 0
         for run in 0..<3000 {
             plainKeys = run % 2 == 0
-            var record = [String: JSON]()
+            var record = JSONObject()
             for _ in 0..<Int.random(in: 0...6, using: &rng) { record[string(key: true)] = value(1) }
             let canonical = JSON.object(record).text
             let text = Bool.random(using: &rng) ? canonical : varied(canonical)
@@ -199,7 +199,7 @@ import TNotesTestSupport
         #expect(request.items[1].recordText == nil)  // its record was given without deletedAt
     }
 
-    func envelope(record: [String: JSON]) -> [String: JSON] {
+    func envelope(record: JSONObject) -> JSONObject {
         ["opId": "e0000000-0000-4000-8000-000000000001", "collection": "notes", "id": .string(Sample.noteId),
          "op": "upsert", "updatedAt": .string(Sample.t1), "deviceId": "device-a", "record": .object(record)]
     }

@@ -2,13 +2,13 @@ import Testing
 import TNotesCore
 
 @Suite struct ChangeTests {
-    func envelope(_ collection: String = "notes", op: String = "upsert", record: [String: JSON] = Sample.note,
-                  id: String = Sample.noteId, updatedAt: String = Sample.t1) -> [String: JSON] {
+    func envelope(_ collection: String = "notes", op: String = "upsert", record: JSONObject = Sample.note,
+                  id: String = Sample.noteId, updatedAt: String = Sample.t1) -> JSONObject {
         ["opId": "e0000000-0000-4000-8000-000000000001", "collection": .string(collection), "id": .string(id),
          "op": .string(op), "updatedAt": .string(updatedAt), "deviceId": "device-a", "record": .object(record)]
     }
 
-    func error(_ o: [String: JSON], requireOpId: Bool = true) -> FieldError? {
+    func error(_ o: JSONObject, requireOpId: Bool = true) -> FieldError? {
         fieldError { try Change(json: .object(o), requireOpId: requireOpId) }
     }
 
@@ -22,7 +22,7 @@ import TNotesCore
     }
 
     @Test func everyCollectionRoundTrips() throws {
-        let cases: [(String, [String: JSON], String, String)] = [
+        let cases: [(String, JSONObject, String, String)] = [
             ("sermons", Sample.sermon, Sample.sermonId, Sample.t1),
             ("transcripts", Sample.transcript, Sample.transcript["id"]!.stringValue!, Sample.t1),
             ("summaries", Sample.summary, Sample.summary["id"]!.stringValue!, Sample.t1),

@@ -61,9 +61,9 @@ import TNotesTestSupport
     @Test func canonicalTextIsIndependentOfInsertionOrder() {
         var rng = SeededRNG(seed: 7)
         let keys = (0..<20).map { "k\($0)" }
-        let reference = JSON.object(Dictionary(uniqueKeysWithValues: keys.map { ($0, JSON.string($0)) })).text
+        let reference = JSON.object(JSONObject(uniqueKeysWithValues: keys.map { ($0, JSON.string($0)) })).text
         for _ in 0..<50 {
-            var o = [String: JSON]()
+            var o = JSONObject()
             for k in keys.shuffled(using: &rng) { o[k] = .string(k) }
             #expect(JSON.object(o).text == reference)
         }
@@ -127,7 +127,7 @@ import TNotesTestSupport
             case 4: return .string(string())
             case 5: return .array((0..<Int.random(in: 0...4, using: &rng)).map { _ in value(depth + 1) })
             default:
-                var o = [String: JSON]()
+                var o = JSONObject()
                 for _ in 0..<Int.random(in: 0...4, using: &rng) { o[string()] = value(depth + 1) }
                 return .object(o)
             }

@@ -4,7 +4,7 @@ import TNotesCore
 /// `RecordMerge`: the field rules of contract §6.3, independent of which version arrived first.
 @Suite("record merge (three-way, per field)")
 struct RecordMergeTests {
-    static let base: [String: JSON] = [
+    static let base: JSONObject = [
         "id": "00000000-0000-7000-8000-000000000001", "sermonId": "00000000-0000-7000-8000-000000000002",
         "text": "one two three four five six", "timestamp": 10, "createdAt": "2025-11-06T10:00:00.000Z",
         "updatedAt": "2025-11-06T10:00:00.000Z", "deletedAt": .null,
@@ -12,7 +12,7 @@ struct RecordMergeTests {
     static let vA = RecordVersion(updatedAt: "2025-11-06T10:00:01.000Z", deviceId: "a")
     static let vB = RecordVersion(updatedAt: "2025-11-06T10:00:02.000Z", deviceId: "b")
 
-    static func edit(_ changes: [String: JSON], at v: RecordVersion) -> [String: JSON] {
+    static func edit(_ changes: JSONObject, at v: RecordVersion) -> JSONObject {
         var r = base
         for (k, x) in changes { r[k] = x }
         r["updatedAt"] = .string(v.updatedAt)
@@ -20,7 +20,7 @@ struct RecordMergeTests {
     }
 
     /// Merged both ways round (A stored and B pushed, and the reverse): the record must be the same.
-    static func both(_ a: [String: JSON], _ b: [String: JSON]) -> (RecordMerge.Outcome, RecordMerge.Outcome) {
+    static func both(_ a: JSONObject, _ b: JSONObject) -> (RecordMerge.Outcome, RecordMerge.Outcome) {
         let at = "2025-11-06T10:00:02.001Z"
         return (RecordMerge.merge(.notes, base: base, current: a, currentVersion: vA, incoming: b, incomingVersion: vB, updatedAt: at),
                 RecordMerge.merge(.notes, base: base, current: b, currentVersion: vB, incoming: a, incomingVersion: vA, updatedAt: at))

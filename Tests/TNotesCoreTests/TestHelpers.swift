@@ -35,11 +35,11 @@ enum Sample {
     static let t0 = "2025-11-06T10:00:00.000Z"
     static let t1 = "2025-11-06T10:05:00.000Z"
 
-    static var sermon: [String: JSON] {
+    static var sermon: JSONObject {
         ["id": .string(sermonId), "title": "Sunday Service", "date": .string(t0), "createdAt": .string(t0),
          "updatedAt": .string(t1)]
     }
-    static var note: [String: JSON] {
+    static var note: JSONObject {
         ["id": .string(noteId), "sermonId": .string(sermonId), "text": "Key point", "timestamp": 120.5,
          "createdAt": .string(t0), "updatedAt": .string(t1)]
     }
@@ -47,15 +47,15 @@ enum Sample {
         [["start": 0, "end": 4.5, "text": "Good morning.", "speaker": "Pastor John"],
          ["start": 4.5, "end": 12.25, "text": "Turn to Galatians 5."]]
     }
-    static var transcript: [String: JSON] {
+    static var transcript: JSONObject {
         ["id": .string(Identifier.derivedInOrder(from: sermonId, kind: "transcript")), "sermonId": .string(sermonId),
          "text": "Good morning. Turn to Galatians 5.", "segments": segments, "updatedAt": .string(t1)]
     }
-    static var summary: [String: JSON] {
+    static var summary: JSONObject {
         ["id": .string(Identifier.derivedInOrder(from: sermonId, kind: "summary")), "sermonId": .string(sermonId),
          "title": "Keeping in step", "text": "Walk by the Spirit.", "type": "devotional", "updatedAt": .string(t1)]
     }
-    static var chat: [String: JSON] {
+    static var chat: JSONObject {
         ["id": .string(chatId), "sermonId": .string(sermonId), "role": "user", "content": "What verse?",
          "createdAt": .string(t0), "deviceId": "device-a"]
     }

@@ -78,7 +78,7 @@ fileprivate func expectInvalidParams(_ c: RPCClient, _ method: String, _ params:
 }
 
 fileprivate func request(_ id: JSON?, _ method: String, _ params: JSON? = nil) -> JSON {
-    var o: [String: JSON] = ["jsonrpc": "2.0", "method": .string(method)]
+    var o: JSONObject = ["jsonrpc": "2.0", "method": .string(method)]
     if let id { o["id"] = id }
     if let params { o["params"] = params }
     return .object(o)

@@ -50,7 +50,7 @@ fileprivate func expectCode(_ c: RPCClient, _ method: String, _ params: JSON, co
 }
 
 fileprivate func createSermon(_ c: RPCClient, _ title: String, date: String? = nil) throws -> String {
-    var p: [String: JSON] = ["title": .string(title)]
+    var p: JSONObject = ["title": .string(title)]
     if let date { p["date"] = .string(date) }
     let s = try c.call("sermon.create", .object(p))
     guard let id = s["id"]?.stringValue else { throw HarnessError("sermon.create without id: \(s.text)") }
@@ -148,7 +148,7 @@ struct RecordMethodTests {
             var after: JSON = .null
             var pages = 0
             repeat {
-                var p: [String: JSON] = ["limit": 2]
+                var p: JSONObject = ["limit": 2]
                 if after != .null { p["after"] = after }
                 let page = try c.call("sermon.list", .object(p))
                 let items = try #require(page["items"]?.arrayValue)

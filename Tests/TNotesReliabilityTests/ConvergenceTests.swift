@@ -142,7 +142,7 @@ struct ConvergenceTests {
 
     /// The same view from the server: the latest version of each record, live notes only (as sermon.get shows).
     static func serverDigest(_ rig: SyncRig) throws -> [String: String] {
-        var latest = [String: JSON]()
+        var latest = JSONObject()
         for c in try rig.serverChanges() {
             latest["\(c["collection"]!.stringValue!)/\(c["id"]!.stringValue!)"] = c["record"]
         }

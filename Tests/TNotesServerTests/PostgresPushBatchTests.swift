@@ -34,7 +34,7 @@ struct PostgresPushBatchTests {
 
     /// `on`: the version the change was made on (a device editing a record it holds sends it), nil for a new record.
     static func sermon(_ id: String, title: String, at updatedAt: String, on base: String? = nil) -> (change: Change, body: String) {
-        let record: [String: JSON] = ["id": .string(id), "title": .string(title), "updatedAt": .string(updatedAt)]
+        let record: JSONObject = ["id": .string(id), "title": .string(title), "updatedAt": .string(updatedAt)]
         let change = Change(opId: Identifier.make(), collection: .sermons, id: id, op: .upsert, updatedAt: updatedAt,
                             deviceId: "devA", record: record, base: base.map { RecordVersion(updatedAt: $0, deviceId: "devA") })
         return (change, JSON.object(record).text)

@@ -17,7 +17,7 @@ struct PostgresUpgradeTests {
         try server.start()
         let http = HTTPTestClient(baseURL: server.baseURL, token: token)
         let s1 = Wire.id()
-        let records: [(RecordCollection, [String: JSON])] = [
+        let records: [(RecordCollection, JSONObject)] = [
             (.sermons, Wire.sermon(s1, title: "Psalm 23 — \"The Lord is my shepherd\"\nline two")),
             (.notes, Wire.note(Wire.id(), sermonId: s1, text: "Römer 8,28 ✝", timestamp: 120.5)),
             (.transcripts, Wire.transcript(Wire.id(), sermonId: s1)),

@@ -16,7 +16,7 @@ struct SQLiteServerUpgradeTests {
         try server.start()
         let http = HTTPTestClient(baseURL: server.baseURL, token: token)
         let s1 = Wire.id(), n1 = Wire.id()
-        let records: [(RecordCollection, [String: JSON])] = [
+        let records: [(RecordCollection, JSONObject)] = [
             (.sermons, Wire.sermon(s1, title: "Psalm 23 — \"The Lord is my shepherd\"\nline two")),
             (.notes, Wire.note(n1, sermonId: s1, text: "Römer 8,28 ✝", timestamp: 120.5)),
             (.transcripts, Wire.transcript(Wire.id(), sermonId: s1)),

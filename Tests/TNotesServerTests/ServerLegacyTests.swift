@@ -9,7 +9,7 @@ import TNotesTestSupport
 func seedCreateBody(sermon: String, notes: [(id: String, text: String, timestamp: JSON)], transcript: String?,
                     summary: String?, segments: JSON = Wire.sampleSegments) -> JSON
 {
-    var body: [String: JSON] = [
+    var body: JSONObject = [
         "localId": .string(sermon), "title": "Sunday Service", "audioFilePath": "user-id/filename.m4a",
         "audioFileUrl": "https://example.invalid/filename.m4a", "audioFileName": "recording.m4a",
         "audioFileSizeBytes": 5_242_880, "date": "2025-11-06T10:00:00Z", "serviceType": "Sunday Service",

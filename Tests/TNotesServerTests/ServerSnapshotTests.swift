@@ -128,7 +128,7 @@ struct ServerSnapshotTests {
             let tail = try http.pullAll(from: snap.cursors.first)
             // A device applying the snapshot and then the tail (newest version wins) ends where a device that
             // pulled the whole log ends.
-            var device = [String: JSON]()
+            var device = JSONObject()
             for c in snap.changes + tail.changes {
                 let id = c["id"]!.stringValue!
                 if let held = device[id], (held["updatedAt"]!.stringValue!, held["deviceId"]!.stringValue!) >=

@@ -21,7 +21,7 @@ struct ServerStoredBodyTests {
             incomplete["deletedAt"] = nil  // normalizing adds "deletedAt": null
 
             // The change envelopes as the writer writes them, each with its record's text spliced in as given.
-            func change(_ record: [String: JSON], recordText: String) -> String {
+            func change(_ record: JSONObject, recordText: String) -> String {
                 var envelope = Wire.change(.notes, record).objectValue!
                 envelope["record"] = .raw(recordText)
                 return JSON.object(envelope).text

@@ -7,8 +7,8 @@ import TNotesTestSupport
 // Every test starts its own server with its own database.
 
 /// The latest pulled change of each record id (the state a device ends up with).
-func latestById(_ changes: [JSON]) -> [String: JSON] {
-    var out = [String: JSON]()
+func latestById(_ changes: [JSON]) -> JSONObject {
+    var out = JSONObject()
     for c in changes { if let id = c["id"]?.stringValue { out[id] = c } }
     return out
 }
@@ -34,7 +34,7 @@ struct ServerSyncTests {
             let s1 = Wire.id(), s2 = Wire.id()
             let audio: JSON = ["fileName": "recording.m4a", "sizeBytes": 5_242_880,
                                "sha256": .string(String(repeating: "0123456789abcdef", count: 4))]
-            let records: [(RecordCollection, [String: JSON])] = [
+            let records: [(RecordCollection, JSONObject)] = [
                 (.sermons, Wire.sermon(s1, title: "Romans 8", audio: audio)),
                 (.sermons, Wire.sermon(s2, title: "Psalm 23 — \"The Lord is my shepherd\"\nline two", speaker: nil)),
                 (.notes, Wire.note(Wire.id(), sermonId: s1, text: "Key point about scripture", timestamp: 120.5)),
