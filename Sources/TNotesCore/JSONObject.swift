@@ -31,24 +31,8 @@ public struct JSONObject: Sendable {
         entries = list
     }
 
-    /// Pairs in any order; a repeated key keeps its last value.
-    public init<S: Sequence>(_ pairs: S) where S.Element == Element {
-        var list = Array(pairs)
-        Self.sortKeepingLast(&list)
-        entries = list
-    }
-
     public init(_ dictionary: [String: JSON]) {
-        entries = dictionary.map { (key: $0.key, value: $0.value) }
-        entries.sort { Self.precedes($0.key, $1.key) }
-    }
-
-    /// As `Dictionary(uniqueKeysWithValues:)`: a repeated key is a programming error.
-    public init<S: Sequence>(uniqueKeysWithValues pairs: S) where S.Element == (String, JSON) {
-        var list: [Element] = pairs.map { (key: $0.0, value: $0.1) }
-        list.sort { Self.precedes($0.key, $1.key) }
-        for k in list.indices.dropFirst() { precondition(!Self.same(list[k - 1].key, list[k].key), "duplicate key \(list[k].key)") }
-        entries = list
+        self.init(dictionary.lazy.map { ($0.key, $0.value) })
     }
 
     /// For the parser: `list` is in the order it was read, and `sorted` says whether its keys were read strictly
@@ -164,31 +148,12 @@ public struct JSONObject: Sendable {
         }
     }
 
-    public subscript(key: String, default defaultValue: @autoclosure () -> JSON) -> JSON {
-        get { self[key] ?? defaultValue() }
-        set { self[key] = newValue }
-    }
-
     @discardableResult
     public mutating func removeValue(forKey key: String) -> JSON? {
         let (found, k) = search(key)
         if found { return entries.remove(at: k).value }
         return nil
     }
-
-    @discardableResult
-    public mutating func updateValue(_ value: JSON, forKey key: String) -> JSON? {
-        let (found, k) = search(key)
-        if found {
-            let old = entries[k].value
-            entries[k].value = value
-            return old
-        }
-        entries.insert((key, value), at: k)
-        return nil
-    }
-
-    public mutating func reserveCapacity(_ n: Int) { entries.reserveCapacity(n) }
 
     // MARK: Views
 
@@ -198,12 +163,6 @@ public struct JSONObject: Sendable {
     public func mapValues(_ transform: (JSON) throws -> JSON) rethrows -> JSONObject {
         var out = self
         for k in out.entries.indices { out.entries[k].value = try transform(out.entries[k].value) }
-        return out
-    }
-
-    public func compactMapValues(_ transform: (JSON) throws -> JSON?) rethrows -> JSONObject {
-        var out = JSONObject(minimumCapacity: count)
-        for e in entries { if let v = try transform(e.value) { out.entries.append((e.key, v)) } }
         return out
     }
 
@@ -218,12 +177,6 @@ public struct JSONObject: Sendable {
             let (found, k) = search(key)
             if found { entries[k].value = try combine(entries[k].value, value) } else { entries.insert((key, value), at: k) }
         }
-    }
-
-    public func merging(_ other: JSONObject, uniquingKeysWith combine: (JSON, JSON) throws -> JSON) rethrows -> JSONObject {
-        var out = self
-        try out.merge(other, uniquingKeysWith: combine)
-        return out
     }
 
     /// The members as a `Dictionary`, for APIs that take one.

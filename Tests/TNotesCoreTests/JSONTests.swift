@@ -61,7 +61,7 @@ import TNotesTestSupport
     @Test func canonicalTextIsIndependentOfInsertionOrder() {
         var rng = SeededRNG(seed: 7)
         let keys = (0..<20).map { "k\($0)" }
-        let reference = JSON.object(JSONObject(uniqueKeysWithValues: keys.map { ($0, JSON.string($0)) })).text
+        let reference = JSON.object(JSONObject(keys.map { ($0, JSON.string($0)) })).text
         for _ in 0..<50 {
             var o = JSONObject()
             for k in keys.shuffled(using: &rng) { o[k] = .string(k) }
