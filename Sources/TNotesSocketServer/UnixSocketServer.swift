@@ -35,20 +35,20 @@ public final class UnixSocketServer: Service, Sendable {
         }
     }
 
-    typealias Connection = NIOAsyncChannel<LineFrame, ByteBuffer>
+    typealias Connection = LineConnection
 
     /// Connections NIO accepted that the accept loop has not taken yet. When the listening socket closes
-    /// (a stop), NIO drops the ones still buffered in its accept stream, and a `NIOAsyncChannel` dropped
-    /// without its writer finished traps ("Deinited NIOAsyncWriter without calling finish()",
-    /// apple/swift-nio#2813): a SIGTERM landing as a client connected crashed the daemon with signal 4.
-    /// Holding them here until the loop takes them lets the stop finish and close the rest.
+    /// (a stop), NIO drops the ones still buffered in its accept stream without closing them (and when a
+    /// connection was a `NIOAsyncChannel`, dropping it trapped: "Deinited NIOAsyncWriter without calling
+    /// finish()", apple/swift-nio#2813, a SIGTERM landing as a client connected crashed the daemon with
+    /// signal 4). Holding them here until the loop takes them lets the stop finish and close the rest.
     final class AcceptedConnections: Sendable {
         private let state = Mutex<(closed: Bool, waiting: [ObjectIdentifier: Connection])>((false, [:]))
 
         /// In the child channel's initializer, on its event loop: wraps the channel and keeps it until the
-        /// accept loop takes it. Once `closeRest` has run (the server is stopping) it throws instead, before
-        /// any `NIOAsyncChannel` exists: the failed initializer makes NIO close the raw channel, so a
-        /// connection accepted as the server stops is never one that has to be finished and closed later.
+        /// accept loop takes it. Once `closeRest` has run (the server is stopping) it throws instead: the
+        /// failed initializer makes NIO close the channel, so a connection accepted as the server stops is
+        /// never one that has to be closed later.
         func accept(_ channel: any Channel, wrap: () throws -> Connection) throws -> Connection {
             try state.withLock { s throws -> Connection in
                 if s.closed { throw ChannelError.ioOnClosedChannel }
@@ -71,7 +71,8 @@ public final class UnixSocketServer: Service, Sendable {
                 defer { s.waiting = [:] }
                 return Array(s.waiting.values)
             }
-            for c in rest { await UnixSocketServer.discard(c) }
+            // Never served: nothing was written, so nothing waits to go out.
+            for c in rest { try? await c.channel.close() }
         }
     }
 
@@ -139,10 +140,11 @@ public final class UnixSocketServer: Service, Sendable {
         -> EventLoopFuture<Connection>
     {
         channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandler(
-                ByteToMessageHandler(LineFrameDecoder(maxLineBytes: maxLineBytes)))
-            return try accepted.accept(channel) {
-                try Connection(wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
+            try accepted.accept(channel) {
+                let handler = LineConnectionHandler()
+                try channel.pipeline.syncOperations.addHandlers(
+                    ByteToMessageHandler(LineFrameDecoder(maxLineBytes: maxLineBytes)), handler)
+                return Connection(channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop))
             }
         }
     }
@@ -194,14 +196,6 @@ public final class UnixSocketServer: Service, Sendable {
         for c in idle { c.close(promise: nil) }
     }
 
-    /// Closes a connection that will not be served (stopping, or no peer credentials). Through
-    /// `executeThenClose`, which finishes its writer: an async channel dropped without that traps in NIO
-    /// ("Deinited NIOAsyncWriter without calling finish()"), which a SIGTERM landing just as a client
-    /// connected turned into a crash (signal 4) instead of a clean stop.
-    fileprivate static func discard(_ connection: Connection) async {
-        try? await connection.executeThenClose { _, _ in }
-    }
-
     private func serve(_ connection: Connection) async {
         let channel = connection.channel
         let cred: PeerCredentials
@@ -210,7 +204,7 @@ public final class UnixSocketServer: Service, Sendable {
             cred = try await provider.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(soPeerCred)).get()
         } catch {
             logger.warning("cannot read peer credentials; closing", metadata: ["error": "\(error)"])
-            await Self.discard(connection)
+            await connection.close()
             return
         }
         let id: Int? = state.withLock { s in
@@ -221,83 +215,92 @@ public final class UnixSocketServer: Service, Sendable {
             return id
         }
         guard let id else {
-            await Self.discard(connection)
+            await connection.close()
             return
         }
         defer { _ = state.withLock { $0.connections.removeValue(forKey: id) } }
         let context = ConnectionContext(id: id, peerUID: cred.uid, peerPID: cred.pid)
         logger.debug("connection opened", metadata: ["conn": "\(id)", "uid": "\(cred.uid)", "pid": "\(cred.pid)"])
 
-        do {
-            try await connection.executeThenClose { inbound, outbound in
-                if cred.uid != 0 && cred.uid != configuration.allowedUID {
-                    logger.warning("refused a client of another user", metadata: ["uid": "\(cred.uid)"])
-                    let e = Dispatcher.response(id: .null, error: .forbidden("only uid \(configuration.allowedUID) or root may use this socket"))
-                    try? await outbound.write(Self.lineBuffer(e))
-                    return
-                }
-                onConnect(context)
-                defer {
-                    context.finish()
-                    onDisconnect(context)
-                }
-                try await withThrowingTaskGroup(of: Void.self) { tasks in
-                    // Events go out on their own task so a request never waits for an event and vice versa.
-                    tasks.addTask {
-                        for await event in context.events {
-                            try await outbound.write(Self.lineBuffer(event))
-                        }
-                    }
-                    defer { tasks.cancelAll() }
-                    for try await frame in inbound {
-                        switch frame {
-                        case .tooLong:
-                            logger.info("request line over the limit; closing", metadata: ["conn": "\(id)"])
-                            let e = Dispatcher.response(id: .null, error: .tooLarge(limit: configuration.maxLineBytes))
-                            try await outbound.write(Self.lineBuffer(e))
-                            return
-                        case .lines(let lines):
-                            // Answers are written together at the end of the batch (one write for a
-                            // pipelining client), or at once when answering has taken a while already, so
-                            // a slow request never holds back the answers before it for long. The connection
-                            // counts as busy until its answers are out: a graceful stop waits for them.
-                            guard markBusy(id, true) else { return }
-                            var answers: [ByteBuffer] = []
-                            var since = ContinuousClock.now
-                            let prepared = lines.compactMap { buffer -> Dispatcher.PreparedLine? in
-                                let bytes = Array(buffer.readableBytesView)
-                                if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }
-                                return dispatcher.prepare(line: bytes)
-                            }
-                            var next = 0
-                            while next < prepared.count {
-                                // A run of pipelined read-only calls is answered side by side (a read waits on a
-                                // reader thread, not on the call before it); anything else runs alone, in order.
-                                var end = next + 1
-                                while end < prepared.count && end - next < Self.maxParallelReads
-                                    && prepared[next].readOnly && prepared[end].readOnly { end += 1 }
-                                for reply in await answer(prepared[next..<end], context: context) {
-                                    answers.append(Self.lineBuffer(reply))
-                                }
-                                next = end
-                                if !answers.isEmpty && ContinuousClock.now - since > .milliseconds(2) {
-                                    try await outbound.write(contentsOf: answers)
-                                    answers.removeAll()
-                                    since = ContinuousClock.now
-                                }
-                                // Stopping: the request in hand is answered, the rest of the batch is not started.
-                                if state.withLock({ $0.shuttingDown }) { break }
-                            }
-                            if !answers.isEmpty { try await outbound.write(contentsOf: answers) }
-                            guard markBusy(id, false) else { return }
-                        }
-                    }
-                }
+        // A stop past its deadline cancels this task: closing the channel ends every wait below, the last
+        // answers' way out to a peer that does not read them included.
+        await withTaskCancellationHandler {
+            do {
+                try await serveRequests(connection, id: id, uid: cred.uid, context: context)
+            } catch {
+                logger.debug("connection ended with an error", metadata: ["conn": "\(id)", "error": "\(error)"])
             }
-        } catch {
-            logger.debug("connection ended with an error", metadata: ["conn": "\(id)", "error": "\(error)"])
+            await connection.close()
+        } onCancel: {
+            channel.close(promise: nil)
         }
         logger.debug("connection closed", metadata: ["conn": "\(id)"])
+    }
+
+    private func serveRequests(_ connection: Connection, id: Int, uid: UInt32, context: ConnectionContext) async throws {
+        if uid != 0 && uid != configuration.allowedUID {
+            logger.warning("refused a client of another user", metadata: ["uid": "\(uid)"])
+            let e = Dispatcher.response(id: .null, error: .forbidden("only uid \(configuration.allowedUID) or root may use this socket"))
+            try? await connection.write([Self.lineBuffer(e)])
+            return
+        }
+        onConnect(context)
+        defer {
+            context.finish()
+            onDisconnect(context)
+        }
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            // Events go out on their own task so a request never waits for an event and vice versa.
+            tasks.addTask {
+                for await event in context.events {
+                    try await connection.write([Self.lineBuffer(event)])
+                }
+            }
+            defer { tasks.cancelAll() }
+            while let frame = await connection.next() {
+                switch frame {
+                case .tooLong:
+                    logger.info("request line over the limit; closing", metadata: ["conn": "\(id)"])
+                    let e = Dispatcher.response(id: .null, error: .tooLarge(limit: configuration.maxLineBytes))
+                    try await connection.write([Self.lineBuffer(e)])
+                    return
+                case .lines(let lines):
+                    // Answers are written together at the end of the batch (one write for a
+                    // pipelining client), or at once when answering has taken a while already, so
+                    // a slow request never holds back the answers before it for long. The connection
+                    // counts as busy until its answers are out: a graceful stop waits for them.
+                    guard markBusy(id, true) else { return }
+                    var answers: [ByteBuffer] = []
+                    var since = ContinuousClock.now
+                    let prepared = lines.compactMap { buffer -> Dispatcher.PreparedLine? in
+                        let bytes = Array(buffer.readableBytesView)
+                        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }
+                        return dispatcher.prepare(line: bytes)
+                    }
+                    var next = 0
+                    while next < prepared.count {
+                        // A run of pipelined read-only calls is answered side by side (a read waits on a
+                        // reader thread, not on the call before it); anything else runs alone, in order.
+                        var end = next + 1
+                        while end < prepared.count && end - next < Self.maxParallelReads
+                            && prepared[next].readOnly && prepared[end].readOnly { end += 1 }
+                        for reply in await answer(prepared[next..<end], context: context) {
+                            answers.append(Self.lineBuffer(reply))
+                        }
+                        next = end
+                        if !answers.isEmpty && ContinuousClock.now - since > .milliseconds(2) {
+                            try await connection.write(answers)
+                            answers.removeAll()
+                            since = ContinuousClock.now
+                        }
+                        // Stopping: the request in hand is answered, the rest of the batch is not started.
+                        if state.withLock({ $0.shuttingDown }) { break }
+                    }
+                    if !answers.isEmpty { try await connection.write(answers) }
+                    guard markBusy(id, false) else { return }
+                }
+            }
+        }
     }
 
     /// How many pipelined read-only calls of one connection are started together. More than the store's

@@ -451,9 +451,59 @@ struct LifecycleTests {
         #expect(!exists(d.socketPath))
     }
 
-    /// Connections accepted while the socket server stops are closed by it, never dropped half made: NIO traps
-    /// on an async channel dropped with its writer open, which once turned a SIGTERM landing as a client
-    /// connected into a crash (signal 4). Clients connect in a tight loop across the stop, several times.
+    /// Connections accepted while the socket server stops are closed by it, never dropped half made: when
+    /// connections were NIO async channels, one dropped with its writer open trapped, which once turned a
+    /// SIGTERM landing as a client connected into a crash (signal 4). Clients connect in a tight loop across
+    /// the stop, several times.
+    /// A client that sends requests without end and reads none of the answers: the daemon stops reading from
+    /// it (its answers wait on the socket, not in the daemon's memory), and a SIGTERM still stops the daemon
+    /// within the stop's bound (10 s), with exit 0.
+    @Test("a client that floods requests and never reads: the daemon's memory stays bounded and SIGTERM exits 0")
+    func nonReadingFloodIsHeldBackAndStops() throws {
+        let d = DaemonProcess()
+        try d.start()
+        let rssBefore = Self.rssKiB(d.pid)
+        let hog = try d.client()
+        let line = Array((#"{"jsonrpc":"2.0","id":1,"method":"rpc.discover"}"# + "\n").utf8)
+        let chunk = Array([[UInt8]](repeating: line, count: 50).joined())
+        let sent = Mutex(0)
+        let flood = Thread {
+            for _ in 0..<4_000 {
+                do { try hog.send(bytes: chunk) } catch { break }
+                sent.withLock { $0 += 1 }
+            }
+        }
+        flood.start()
+        // Until the sends stall (the daemon has stopped reading) or all went out.
+        var last = -1
+        while true {
+            usleep(1_000_000)
+            let now = sent.withLock { $0 }
+            if now == last || now == 4_000 { break }
+            last = now
+        }
+        let answerBytes = try d.client().call("rpc.discover").text.utf8.count
+        let stalledAt = sent.withLock { $0 }
+        // 200,000 answers would be gigabytes; the daemon read only as far as its socket and a few frames.
+        #expect(stalledAt < 4_000, "every request was read: \(stalledAt) chunks of 50, answers of \(answerBytes) bytes")
+        let rssAfter = Self.rssKiB(d.pid)
+        #expect(rssAfter - rssBefore < 200 * 1024, "RSS grew from \(rssBefore) to \(rssAfter) KiB")
+
+        let t0 = Date()
+        let status = d.stop(timeout: 40)
+        let seconds = Date().timeIntervalSince(t0)
+        shutdown(hog.fd, Int32(SHUT_RDWR))
+        #expect(status == 0, "status \(status.map(String.init) ?? "still running") after \(seconds) s; log:\n\(d.log)")
+        #expect(seconds < 25, "the stop took \(seconds) s")
+        #expect(!exists(d.socketPath))
+    }
+
+    static func rssKiB(_ pid: Int32) -> Int {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+
     @Test("SIGTERM while clients keep connecting: exit 0 every time")
     func sigtermDuringConnectStorm() throws {
         for round in 0..<4 {
