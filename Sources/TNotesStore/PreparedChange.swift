@@ -1,10 +1,15 @@
 import TNotesCore
 import TNotesScripture
 
-/// A change with the work that needs no database already done: its stored body text, its search rows and
-/// its scripture references. The sync engine prepares a pulled page while the page before it is applied,
-/// so this work runs beside the store's single writer instead of on it (at 120 k pulled records it was a
-/// fifth of the writer's time: the reference parser, the canonical serialization, the search rows).
+/// A change with the work that needs no database already done: its stored body text and its scripture
+/// references. The sync engine prepares a pulled page while the page before it is applied, so this work
+/// runs beside the store's single writer instead of on it (at 120 k pulled records it was a fifth of the
+/// writer's time: the reference parser, the canonical serialization, the search rows).
+///
+/// Not the search rows: a pull holds the search index, so a new record's rows are derived from its stored
+/// body after the last page (`SearchBacklog`), and only a record the pull replaces needs them in its
+/// transaction. Built here for every change, they were 3-4 % of the pulling device's CPU in a 1× sync
+/// (the rows, and freeing them unused); the writer now builds them for replaced records alone.
 ///
 /// A class: the store's writer hands each one on by reference. As a struct of ten reference-counted fields,
 /// the copies into `StoreSession.apply` were a tenth of the pulling writer's samples (a retain and a release
@@ -12,7 +17,6 @@ import TNotesScripture
 public final class PreparedChange: Sendable {
     public let change: Change
     let body: String
-    let documents: [SearchIndex.Document]
     let references: [(ScriptureReference, Double?)]
     /// The record's fields the store writes as columns, read here: each is a hashed dictionary look-up.
     let sermonId: String?
@@ -22,7 +26,6 @@ public final class PreparedChange: Sendable {
     public init(_ change: Change, body: String? = nil) {
         self.change = change
         self.body = body ?? JSON.object(change.record).text
-        documents = SearchIndex.documents(change.collection, change.record)
         references = ReferenceIndex.found(change.collection, change.record)
         sermonId = change.record.sermonId
         deletedAt = change.record.deletedAt

@@ -57,7 +57,7 @@ enum SearchIndex {
     /// `deferNew`: a new record (not `replacing`) leaves its rows to `SearchBacklog.derivePending` (a pull
     /// holding the index does this).
     static func reindex(_ db: SQLiteConnection, collection: RecordCollection, record: JSONObject, replacing: Bool,
-                        documents: [Document]? = nil, deferNew: Bool = false, backlog: inout SearchBacklog) throws {
+                        deferNew: Bool = false, backlog: inout SearchBacklog) throws {
         guard collections.contains(collection) else { return }
         let id = record.recordId
         if deferNew && !replacing {
@@ -77,7 +77,7 @@ enum SearchIndex {
                 try db.run("DELETE FROM search_docs WHERE collection = ? AND record_id = ?", [.text(collection.rawValue), .text(id)])
             }
         }
-        for d in documents ?? Self.documents(collection, record) {
+        for d in Self.documents(collection, record) {
             try db.run("""
                 INSERT INTO search_docs(doc, collection, record_id, sermon_id, kind, start, body) VALUES (?, ?, ?, ?, ?, ?, ?)
                 """, [.int(backlog.allocate()), .text(collection.rawValue), .text(id), .text(d.sermonId), .text(d.kind),

@@ -212,7 +212,7 @@ public final class StoreSession {
         // The record's search rows and scripture references, in this transaction.
         // A pulled new record under a held index (a large pull) leaves its search rows to the catch-up.
         try SearchIndex.reindex(db, collection: change.collection, record: change.record, replacing: existing != nil,
-                                documents: prepared?.documents, deferNew: origin == .remote && store.searchHeld,
+                                deferNew: origin == .remote && store.searchHeld,
                                 backlog: &store.searchBacklog)
         try indexReferences(collection: change.collection, record: change.record, replacing: existing != nil,
                             found: prepared?.references)
