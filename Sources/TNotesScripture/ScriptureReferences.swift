@@ -73,6 +73,12 @@ public enum ScriptureReferences {
                 let length = i - start
                 guard length <= Token.maxWordLength,
                       BookNames.bookWordLengths[Int((bytes[start] | 0x20) &- 0x61)] & (1 << length) != 0 else { continue }
+                if length <= 8 {
+                    var key: UInt64 = 0
+                    for k in 0..<length { key |= UInt64(bytes[start + k] | 0x20) << (8 * UInt64(k)) }
+                    if BookNames.isShortBookWord(key) { return true }
+                    continue
+                }
                 // At most 15 bytes: stored inline by String, no allocation.
                 let word = String(unsafeUninitializedCapacity: length) { buffer in
                     for k in 0..<length { buffer[k] = bytes[start + k] | 0x20 }

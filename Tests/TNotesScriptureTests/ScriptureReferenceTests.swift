@@ -394,6 +394,33 @@ final class ScriptureReferenceTests: XCTestCase {
         XCTAssertTrue(ScriptureReferences.mentionsBook("café John"))
     }
 
+    /// The pre-scan's word look-up (packed integers for words of up to 8 letters, the string set above that)
+    /// answers as `bookWords` does: every book word in any case, and random letter runs of 1 to 15.
+    func testBookPreScanLooksWordsUpAsTheWordSet() {
+        for word in BookNames.bookWords {
+            XCTAssertTrue(ScriptureReferences.mentionsBook(word), word)
+            XCTAssertTrue(ScriptureReferences.mentionsBook(word.uppercased()), word)
+            XCTAssertTrue(ScriptureReferences.mentionsBook("12 " + word.capitalized + ", 3"), word)
+            for near in [word + "x", "q" + word, String(word.dropLast())] where !near.isEmpty {
+                XCTAssertEqual(ScriptureReferences.mentionsBook(near), BookNames.bookWords.contains(near), near)
+            }
+        }
+        var seed: UInt64 = 0x5CA7
+        for _ in 0..<20_000 {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            let length = Int(seed >> 60) % 15 + 1
+            let letters = "abcdefghijklmnopqrstuvwxyz".utf8.map { $0 }
+            var word = ""
+            var s = seed
+            for _ in 0..<length {
+                s = s &* 6364136223846793005 &+ 1442695040888963407
+                word.unicodeScalars.append(UnicodeScalar(letters[Int(s >> 59) % 26]))
+            }
+            XCTAssertEqual(ScriptureReferences.mentionsBook(word), BookNames.bookWords.contains(word), word)
+        }
+        XCTAssertEqual(BookNames.packedShortBookWords.count, BookNames.bookWords.filter { $0.utf8.count <= 8 }.count)
+    }
+
     /// `count` texts, each of fewer than `maxPieces` pieces drawn from `pieces` by a fixed generator (the
     /// same texts every run).
     static func randomTexts(_ pieces: [String], count: Int, maxPieces: Int, seed: UInt64) -> [String] {
