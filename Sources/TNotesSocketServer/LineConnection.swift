@@ -4,10 +4,11 @@ import NIOCore
 /// methods run on the connection's event loop (the serving task prefers that loop as its executor).
 ///
 /// Why not `NIOAsyncChannel`: its inbound sequence and outbound writer each take a lock, run a generic state
-/// machine and queue per element, on the loop, twice per request. Measured with `perf` under a one-client
-/// `note.add` loop they were about a quarter of the event loop's CPU (≈35 µs of its ≈135 µs a call), and the
-/// loop's time is on every request's path. Here a frame goes from `channelRead` to the waiting task by one
-/// continuation, and an answer goes out by one `write` and `flush`.
+/// machine and queue per element, on the loop, twice per request; `perf` under a one-client `note.add` loop
+/// put them at about a quarter of the event loop's samples, and the loop's time is on every request's path.
+/// Here a frame goes from `channelRead` to the waiting task by one continuation, and an answer goes out by
+/// one `write` and `flush`. Measured in six interleaved pairs of 6,000 one-client `note.add` calls: the
+/// loop's CPU per call 112-135 µs before, 92-103 µs after; the call itself 585-663 µs, 530-601 µs.
 struct LineConnection: Sendable {
     let channel: any Channel
     let handler: NIOLoopBound<LineConnectionHandler>
