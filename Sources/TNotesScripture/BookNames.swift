@@ -213,7 +213,7 @@ enum BookNames {
     }
 
     /// For each letter a...z, bit n set when some book word of n letters starts with it: most words of a
-    /// note are ruled out by this before a hashed look-up in `bookWords`.
+    /// note are ruled out by this before a look-up (`isShortBookWord`, or `bookWords` above 8 letters).
     static let bookWordLengths: [UInt16] = {
         var masks = [UInt16](repeating: 0, count: 26)
         for word in bookWords {
