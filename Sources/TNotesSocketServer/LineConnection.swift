@@ -20,7 +20,7 @@ struct LineConnection: Sendable {
     /// Writes and flushes `buffers`, then waits while the channel is not writable (a peer that does not read
     /// holds back only itself, and its answers do not pile up here). Throws once the channel has closed.
     func write(_ buffers: [ByteBuffer]) async throws {
-        try await handler.value.write(buffers, bound: handler)
+        try await handler.value.write(buffers)
     }
 
     /// Closes the channel after everything written so far has gone out (on the loop, as every method here).
@@ -55,6 +55,7 @@ final class LineConnectionHandler: ChannelDuplexHandler {
         self.context = nil
         active = false
         endInput()
+        resumeWriters()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -112,12 +113,13 @@ final class LineConnectionHandler: ChannelDuplexHandler {
         return await withCheckedContinuation { frameWaiter = $0 }
     }
 
-    func write(_ buffers: [ByteBuffer], bound: NIOLoopBound<LineConnectionHandler>) async throws {
+    func write(_ buffers: [ByteBuffer]) async throws {
         guard active, let context else { throw ChannelError.ioOnClosedChannel }
         for buffer in buffers { lastWrite = context.write(wrapOutboundOut(buffer)) }
         context.flush()
         while active && !context.channel.isWritable {
             let loop = context.eventLoop
+            let bound = NIOLoopBound(self, eventLoop: loop)
             try await withTaskCancellationHandler {
                 await withCheckedContinuation { writabilityWaiters.append($0) }
                 try Task.checkCancellation()
