@@ -74,9 +74,7 @@ public enum ScriptureReferences {
                 guard length <= Token.maxWordLength,
                       BookNames.bookWordLengths[Int((bytes[start] | 0x20) &- 0x61)] & (1 << length) != 0 else { continue }
                 if length <= 8 {
-                    // Lowercased and packed as `BookNames.packed` packs the table.
-                    var key: UInt64 = 0
-                    for k in 0..<length { key |= UInt64(bytes[start + k] | 0x20) << (8 * UInt64(k)) }
+                    let key = BookNames.packed(bytes[start..<i].lazy.map { $0 | 0x20 })
                     if BookNames.isShortBookWord(key) { return true }
                     continue
                 }
