@@ -319,11 +319,12 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
     }
 
     /// A logged change's body (`changes AS c`): its own, or, while it is its record's current version, the
-    /// record's (schema step 8). A subquery, so each row probes the records' primary key whatever the
-    /// statistics say; NULL when the record is at another version (never that version's body).
+    /// record's (schema step 8). A subquery, so each row probes an index of records whatever the statistics
+    /// say: `records_by_seq` (schema step 13), whose probes in a page's seq order stay on a few leaves. NULL
+    /// when the record is at another version (never that version's body).
     public static let loggedBody = """
         coalesce(c.body, (SELECT r.body FROM records AS r
-                          WHERE r.user_id = c.user_id AND r.collection = c.collection AND r.id = c.id AND r.seq = c.seq))
+                          WHERE r.user_id = c.user_id AND r.seq = c.seq AND r.collection = c.collection AND r.id = c.id))
         """
 
     public func publication(publicId: String) async throws -> PublishedRecord? {
