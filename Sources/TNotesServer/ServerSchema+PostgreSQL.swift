@@ -320,8 +320,9 @@ extension ServerSchema {
         // each current version's body from its record (`PostgresServerStorage.loggedBody`); probed by the
         // primary key, every change descended to a random leaf of (user_id, collection, id), since a push's
         // records come in any key order. Past shared_buffers (128 MB by default; the key index is 187 MB at
-        // 1.92 M records) that was 17 us a change: a 16x pull's 960 pages took 27 s of the server's time. By
-        // seq the probes of one page walk a few adjacent leaves: 15 s (psql over a copy of the 16x log).
+        // 1.92 M records) a 16x pull's 960 pages took 22.4-23.6 s of PostgreSQL's time (a plpgsql loop over a
+        // copy of the 16x log); by seq the probes of one page walk a few adjacent leaves: 9.5-9.7 s. Inserting
+        // 200 k records there took as long with this index as without (10.6-11.2 s, 10.7-11.4 s, alternated).
         // Led by seq, not by the user: an index led by the user also serves a push's (user, collection, id)
         // look-up, and for a user the statistics see as empty the planner would pick it and read all of the
         // user's records per change (as step 7 says of the sermon index). Built in the migration's
