@@ -9,7 +9,7 @@ import TNotesTestSupport
 /// planner once probed the sermon index instead, reading all of the user's records of the collection per
 /// change: the push went quadratic (4.3 s a batch at 650 k rows). Schema step 7 leads that index with the
 /// sermon, so it cannot serve the lookup.
-@Suite("tnotes-server: PostgreSQL plans of a push")
+@Suite("tnotes-server: PostgreSQL plans of a push and a pull")
 struct PostgresPlanTests {
     /// A server on a fresh PostgreSQL database with `users`, the first of whom has pushed a sermon and 400
     /// notes (its id is returned); the tables are not analyzed.
@@ -30,8 +30,8 @@ struct PostgresPlanTests {
         return (pg, url, server, sermon, tokens)
     }
 
-    @Test("a new user's record lookups probe the primary key, whatever the statistics say")
-    func newUserLookupsUseThePrimaryKey() throws {
+    @Test("a new user's push looks records up by the primary key and a pull probes the seq index, whatever the statistics say")
+    func newUserLookupsUseTheirIndexes() throws {
         let (pg, url, server, sermon, _) = try Self.serverWithNotes(users: ["first", "second"])
         defer { _ = server.stop() }
         // The first user has records; the statistics are taken before the second user has any.
