@@ -9,7 +9,7 @@ usage: scripts/sync-harness.py BINDIR pg|sqlite TAG SEEDDIR
            runuser -u postgres -- /usr/lib/postgresql/15/bin/pg_ctl -D /tmp/pgc/data -l /tmp/pgc/log \
              -o "-c listen_addresses=127.0.0.1 -c port=55432 -c unix_socket_directories=/tmp/pgc" -w start
 env: BBIN=DIR takes B's tnotesd from DIR (a pull by another build from the same server); FILL=1 fills the page cache first (as the bench does); PERF=server|a|b|all with PHASE=push|pull|search records
-`perf` of that process over that phase into /tmp/pgs-TAG/; KEEPW=1 keeps the stores; NOSEARCH=1 skips the first search.
+`perf` of that process over that phase into /tmp/pgs-TAG/; KEEPW=1 keeps the stores; NOSEARCH=1 skips the first search.\nB's RSS (anonymous and file-backed) is printed after the pull and after the first search.
 Prints: total, push and pull seconds; CPU seconds of A, the server and PostgreSQL's backends on the push, and
 of the server, the backends and B on the pull.
 """
@@ -28,6 +28,15 @@ def cpu(pid):
         return (int(p[11]) + int(p[12])) / os.sysconf("SC_CLK_TCK"), int(p[11]) / 100, int(p[12]) / 100
     except Exception:
         return (0, 0, 0)
+
+def mem(pid):
+    """B's resident memory from /proc/PID/status: total, anonymous (heap, stacks), file-backed (libraries, maps)."""
+    try:
+        f = dict(l.split(":", 1) for l in open(f"/proc/{pid}/status").read().splitlines() if ":" in l)
+        mib = lambda k: int(f[k].split()[0]) / 1024
+        return f"RSS {mib('VmRSS'):.1f} MiB (anon {mib('RssAnon'):.1f}, file {mib('RssFile'):.1f})"
+    except Exception:
+        return "RSS ?"
 
 def pgbackends_cpu():
     tot = 0
@@ -117,6 +126,7 @@ while True:
 pull = time.time() - t1
 if pp: pp.send_signal(2); pp.wait()
 s2 = cpu(srv.pid)[0]; pg2 = pgbackends_cpu(); b2 = cpu(b.pid)
+print(f"{tag}: B after the pull: {mem(b.pid)}", flush=True)
 print(f"{tag}: total {push+pull:.2f} push {push:.2f} pull {pull:.2f} | push CPU A {acpu[0]:.2f} srv {s1-s0:.2f} pg {pg1-pg0:.2f} | pull CPU srv {s2-s1:.2f} pg {pg2-pg1:.2f} B {b2[0]-b1:.2f} (B sys {b2[2]:.2f})", flush=True)
 # The first search after the pull waits for the search catch-up (as the bench's "first search" figure).
 # NOSEARCH=1 skips it (at 16x it takes a minute and a half).
@@ -125,7 +135,7 @@ if not os.environ.get("NOSEARCH"):
         pp = start_perf({"b": b.pid, "all": None}[perf])
     t2 = time.time(); cb.call("search.query", {"q": "grace"}); search = time.time() - t2
     if perf and phase == "search": pp.send_signal(2); pp.wait()
-    print(f"{tag}: first search {search:.2f} s, B CPU over it {cpu(b.pid)[0] - b2[0]:.2f}", flush=True)
+    print(f"{tag}: first search {search:.2f} s, B CPU over it {cpu(b.pid)[0] - b2[0]:.2f}; B after it: {mem(b.pid)}", flush=True)
 for p in (a, b, srv): p.terminate()
 for p in (a, b, srv): p.wait()
 if backend == "pg":

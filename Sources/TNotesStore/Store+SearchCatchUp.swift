@@ -112,13 +112,24 @@ extension Store {
         guard searchBehind.withLock({ $0 }) else { return }
         if runsInline { return try catchUpSearchSync() }
         try await withCheckedThrowingContinuation { (cont: CheckedContinuation<Void, Error>) in
-            queue.async { cont.resume(with: Result { try self.catchUpSearchOnQueue() }) }
+            queue.async { cont.resume(with: Result { try self.catchUpSearchWhollyOnQueue() }) }
         }
     }
 
     /// The synchronous form of `catchUpSearch`, for tools and tests that are not async.
     public func catchUpSearchSync() throws {
-        try queue.sync { try catchUpSearchOnQueue() }
+        try queue.sync { try catchUpSearchWhollyOnQueue() }
+    }
+
+    /// On `queue`: the whole backlog, in the background catch-up's chunks, a transaction each.
+    ///
+    /// Why chunks and not one transaction: with no limit, `derivePending` materializes every waiting record's
+    /// key (a temp table, in memory by `temp_store=MEMORY`) and its `DELETE … IN` another copy of them. After
+    /// a 16× pull that is 1.76 M keys, and a first search left the pulling daemon at ~200 MiB of RSS against
+    /// ~100 MiB at 1×. A chunk's keys are 20,000.
+    func catchUpSearchWhollyOnQueue() throws {
+        let chunk = (rows: Self.searchCatchUpChunk, records: Self.searchCatchUpChunkRecords)
+        while db != nil, searchBacklog.isBehind { try catchUpSearchOnQueue(limit: chunk) }
     }
 
     /// Whether committed search rows still wait for FTS (tests, `daemon.status`).
