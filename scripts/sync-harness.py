@@ -9,7 +9,8 @@ usage: scripts/sync-harness.py BINDIR pg|sqlite TAG SEEDDIR
            runuser -u postgres -- /usr/lib/postgresql/15/bin/pg_ctl -D /tmp/pgc/data -l /tmp/pgc/log \
              -o "-c listen_addresses=127.0.0.1 -c port=55432 -c unix_socket_directories=/tmp/pgc" -w start
 env: BBIN=DIR takes B's tnotesd from DIR (a pull by another build from the same server); FILL=1 fills the page cache first (as the bench does); PERF=server|a|b|all with PHASE=push|pull|search records
-`perf` of that process over that phase into /tmp/pgs-TAG/; KEEPW=1 keeps the stores; NOSEARCH=1 skips the first search.\nB's RSS (anonymous and file-backed) is printed after the pull and after the first search.
+`perf` of that process over that phase into /tmp/pgs-TAG/; KEEPW=1 keeps the stores; NOSEARCH=1 skips the first search.
+B's RSS (anonymous and file-backed) is printed after the pull and after the first search.
 Prints: total, push and pull seconds; CPU seconds of A, the server and PostgreSQL's backends on the push, and
 of the server, the backends and B on the pull.
 """
