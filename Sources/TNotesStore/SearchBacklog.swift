@@ -66,14 +66,13 @@ struct SearchBacklog {
         try db.run("DELETE FROM search_pending WHERE collection = ? AND record_id = ?", [.text(collection), .text(id)])
     }
 
-    /// Derives the rows of up to `limit` waiting records (all, if nil) from the records as stored, under the
+    /// Derives the rows of up to `limit` waiting records from the records as stored, under the
     /// rowids `allocate` would give (`nextDoc` on), and removes their keys, inside the caller's transaction.
     /// The SQL is `search_source`'s, one branch per kind, driven by the waiting keys (a probe per key, not a
     /// scan of the view); a test holds the rows equal to the view and to what `SearchIndex.documents` writes.
     /// Returns whether keys are left.
-    mutating func derivePending(_ db: SQLiteConnection, limit: Int64?) throws -> Bool {
+    mutating func derivePending(_ db: SQLiteConnection, limit take: Int64) throws -> Bool {
         guard recordsPending else { return false }
-        let take = limit ?? Int64.max
         // The rows take the rowids from `nextDoc` on, as `allocate` would give them, by leaving them to SQLite:
         // a row inserted without one gets the table's largest rowid plus one. So the largest must be
         // `nextDoc - 1` first; when it is lower (the top rows were deleted, or a write that took rowids rolled

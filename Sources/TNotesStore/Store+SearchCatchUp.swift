@@ -20,6 +20,8 @@ extension Store {
     /// Waiting records (`search_pending`) a background catch-up derives rows for per transaction (a record
     /// makes 2.6 rows on average at the bench's mix, most of a chunk).
     public static let searchCatchUpChunkRecords: Int64 = 20_000
+    /// Both bounds of one chunk, as `catchUpSearchOnQueue` takes them.
+    static let searchCatchUpChunkLimit = (rows: searchCatchUpChunk, records: searchCatchUpChunkRecords)
 
     /// Holds the search index's catch-up until `release` is called: meanwhile no write adds its rows to FTS,
     /// however many, and no background catch-up runs; a search still catches up first, so it misses nothing.
@@ -81,7 +83,7 @@ extension Store {
             self.searchCatchUpScheduled = false
             guard !self.searchHeld else { return }
             do {
-                try self.catchUpSearchOnQueue(limit: (rows: Self.searchCatchUpChunk, records: Self.searchCatchUpChunkRecords))
+                try self.catchUpSearchOnQueue(limit: Self.searchCatchUpChunkLimit)
                 self.scheduleSearchCatchUp(after: .milliseconds(0))
             } catch {
                 // The rows are safe in search_docs; the next write or search tries again.
@@ -90,16 +92,16 @@ extension Store {
         }
     }
 
-    /// On `queue`, in a transaction of its own: rows derived for waiting records, then committed rows into
-    /// FTS (all of them, or a chunk of each).
-    func catchUpSearchOnQueue(limit: (rows: Int64, records: Int64)? = nil) throws {
+    /// On `queue`, in a transaction of its own: rows derived for up to `limit.records` waiting records (none
+    /// when 0), then up to `limit.rows` committed rows into FTS.
+    func catchUpSearchOnQueue(limit: (rows: Int64, records: Int64)) throws {
         guard let db, searchBacklog.isBehind else { return }
         var keysLeft = searchBacklog.recordsPending
         let through = try db.transaction { () throws -> Int64? in
-            if searchBacklog.recordsPending, limit?.records != 0 {
-                keysLeft = try searchBacklog.derivePending(db, limit: limit?.records)
+            if searchBacklog.recordsPending, limit.records != 0 {
+                keysLeft = try searchBacklog.derivePending(db, limit: limit.records)
             }
-            return try searchBacklog.flush(db, limit: limit?.rows)
+            return try searchBacklog.flush(db, limit: limit.rows)
         }
         searchBacklog.derived(keysLeft: keysLeft)
         if let through { searchBacklog.flushed(through: through) }
@@ -128,8 +130,7 @@ extension Store {
     /// a 16× pull that is 1.76 M keys, and a first search left the pulling daemon at ~200 MiB of RSS against
     /// ~100 MiB at 1×. A chunk's keys are 20,000.
     func catchUpSearchWhollyOnQueue() throws {
-        let chunk = (rows: Self.searchCatchUpChunk, records: Self.searchCatchUpChunkRecords)
-        while db != nil, searchBacklog.isBehind { try catchUpSearchOnQueue(limit: chunk) }
+        while db != nil, searchBacklog.isBehind { try catchUpSearchOnQueue(limit: Self.searchCatchUpChunkLimit) }
     }
 
     /// Whether committed search rows still wait for FTS (tests, `daemon.status`).
