@@ -29,10 +29,10 @@ run: release
 test: deps
 	./scripts/test.sh
 
-# Binaries, systemd units (ExecStart pointed at $(PREFIX)/bin) and the example configs.
+# Binaries, systemd units (ExecStart pointed at $(PREFIX)/bin), the example configs, the README and docs/.
 install:
 	@[ -x .build/$(CONFIG)/tnotesd ] || $(SWIFT) build -c $(CONFIG)
-	install -d $(BINDIR) $(UNITDIR) $(USERUNITDIR) $(DOCDIR)/examples
+	install -d $(BINDIR) $(UNITDIR) $(USERUNITDIR) $(DOCDIR)/examples $(DOCDIR)/docs
 	for b in $(BINARIES); do install -m 0755 .build/$(CONFIG)/$$b $(BINDIR)/$$b; done
 	for u in tnotesd.service tnotesd.socket tnotes-server.service; do \
 	  sed 's|/usr/local/bin/|$(PREFIX)/bin/|g' systemd/$$u > $(UNITDIR)/$$u; chmod 0644 $(UNITDIR)/$$u; done
@@ -40,6 +40,7 @@ install:
 	  sed 's|%h/.local/bin/|$(PREFIX)/bin/|g' systemd/user/$$u > $(USERUNITDIR)/$$u; chmod 0644 $(USERUNITDIR)/$$u; done
 	install -m 0644 Config/tnotesd.toml Config/tnotes-server.toml $(DOCDIR)/examples/
 	install -m 0644 README.md $(DOCDIR)/README.md
+	install -m 0644 docs/*.md $(DOCDIR)/docs/
 
 uninstall:
 	for b in $(BINARIES); do rm -f $(BINDIR)/$$b; done

@@ -88,6 +88,14 @@ public struct SyncService: Sendable {
             return (item.opId, item.change)
         }
         for case .success(let c) in parsed.map(\.change) { clock.receive(c.updatedAt) }
+        // The bounds of values (contract §8.1) on what a change makes new. A change whose record fails them is
+        // decided under the lock against the stored version (`boundRefusals`): a value stored before the
+        // bounds may be pushed again unchanged. Rare, so the usual batch takes no extra look-up.
+        let outOfBounds = parsed.indices.filter { k in
+            guard case .success(let c) = parsed[k].change, c.op == .upsert else { return false }
+            do { try ValueBounds.check(c.collection, c.record) } catch { return true }
+            return false
+        }
         let batch = parsed
         // Each body's canonical text, made here rather than inside the transaction: the backend's lock is
         // held for less, and a second push of the device does this beside the first one's transaction.
@@ -98,7 +106,7 @@ public struct SyncService: Sendable {
         // device's batch before this one holds it) and applied on their own if the look-ups still hold then.
         // Not for a batch with publications: their public ids are checked under the lock, and may drop changes.
         let (valid, bodies) = Self.mergeable(parsed, texts)
-        if !valid.contains(where: { $0.collection == .publications }),
+        if outOfBounds.isEmpty, !valid.contains(where: { $0.collection == .publications }),
            let prepared = await storage.prepareBatch(user: user, changes: valid, bodies: bodies),
            let applied = try await storage.applyPrepared(prepared)
         {
@@ -111,6 +119,14 @@ public struct SyncService: Sendable {
             // record's) change naming it is refused as if the page did not exist (contract §6.5).
             var batch = batch
             var refused = false
+            for k in outOfBounds {
+                guard case .success(let c) = batch[k].change else { continue }
+                let previous = try await tx.current(c.collection, id: c.id)?.body
+                do throws(FieldError) { try ValueBounds.check(c.collection, c.record, previous: previous) } catch {
+                    batch[k].change = .failure(error.under("record"))
+                    refused = true
+                }
+            }
             for (k, item) in batch.enumerated() {
                 guard case .success(let c) = item.change, c.collection == .publications,
                       let publicId = c.record["publicId"]?.stringValue,

@@ -145,6 +145,14 @@ public final class StoreSession {
                             reason: HistoryReason? = nil) throws -> StoredRecord {
         let normalized: JSONObject
         do { normalized = try collection.schema.normalize(.object(record)) } catch { throw StoreError.invalid(error) }
+        // The bounds of values (contract §8.1): checked on what is new. The stored version is read only when a
+        // bound fails, to keep a value that predates the bounds (an edit of another field still saves).
+        do { try ValueBounds.check(collection, normalized) } catch {
+            let previous = try self.record(collection, id: normalized.recordId)?.body
+            do throws(FieldError) { try ValueBounds.check(collection, normalized, previous: previous) } catch {
+                throw StoreError.invalid(error)
+            }
+        }
         let change = Change(opId: Identifier.make(), collection: collection, id: normalized.recordId, op: op,
                             updatedAt: normalized.updatedAt, deviceId: deviceId, record: normalized)
         do { try change.validate() } catch { throw StoreError.invalid(error) }

@@ -21,8 +21,8 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Comma-separated scales of 10,000 sermons and 100,000 notes each.")
     var scales: String?
 
-    @Option(help: "Where the JSON report goes.")
-    var out = "bench-results.json"
+    @Option(help: "Where the JSON report goes (its directory is created if missing).")
+    var out = ".build/bench-results.json"
 
     @Option(help: "A PostgreSQL URL for the server's second backend, or `auto` for a throwaway durable cluster on loopback.")
     var postgres: String?
@@ -95,7 +95,9 @@ struct BenchCommand: ParsableCommand {
         }
         say("")
         say(report.markdown())
-        try Data(report.json.text.utf8).write(to: URL(fileURLWithPath: out))
+        let outURL = URL(fileURLWithPath: out)
+        try FileManager.default.createDirectory(at: outURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(report.json.text.utf8).write(to: outURL)
         say("\nJSON written to \(out)")
         // Every figure must have been measured (a speed is never pass/fail here; a missing figure is).
         let bad = report.figures.filter { !$0.value.isFinite || $0.value <= 0 || ($0.baseline.map { !$0.isFinite || $0 <= 0 } ?? false) }

@@ -1,5 +1,6 @@
 import XCTest
 @testable import TNotesProcessing
+import TNotesCore
 
 final class ExtractiveSummarizerTests: XCTestCase {
     let summarizer = ExtractiveSummarizer(referencesIn: SermonFixture.references)

@@ -1,5 +1,6 @@
 import XCTest
 @testable import TNotesProcessing
+import TNotesCore
 
 final class SermonAssistantTests: XCTestCase {
     let assistant = SermonAssistant()

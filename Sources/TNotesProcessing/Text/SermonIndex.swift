@@ -1,3 +1,5 @@
+import TNotesCore
+
 /// A piece of a sermon's text that can be scored and quoted: a transcript sentence or one of the listener's
 /// notes.
 struct TextUnit: Sendable, Equatable {
