@@ -21,8 +21,11 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-# Builds and runs the daemon in the foreground: local-only, embedded SQLite, no config needed.
-run: release
+# Builds and runs the daemon in the foreground: local-only, embedded SQLite, no config needed. Builds only
+# what it runs (the daemon, and the CLI to talk to it), not the server, the bench or the fuzzers.
+run: deps
+	$(SWIFT) build -c release --product tnotesd
+	$(SWIFT) build -c release --product tnotes
 	./.build/release/tnotesd
 
 # The whole test suite (what CI runs).

@@ -179,8 +179,12 @@ public struct JSONObject: Sendable {
         }
     }
 
-    /// The members as a `Dictionary`, for APIs that take one.
-    public var dictionary: [String: JSON] { Dictionary(uniqueKeysWithValues: entries.map { ($0.key, $0.value) }) }
+    /// The members as a `Dictionary`, for APIs that take one. Keys here are distinct as UTF-8 bytes, but a
+    /// `Dictionary` compares Strings by canonical equivalence: a precomposed and a decomposed "é" are one key
+    /// there, and `uniqueKeysWithValues` would trap on an object any client can send. The first one is kept.
+    public var dictionary: [String: JSON] {
+        Dictionary(entries.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+    }
 }
 
 extension JSONObject: RandomAccessCollection {

@@ -52,7 +52,7 @@ struct LegacyAPI: Sendable {
             for (k, v) in fields { if let v { sermon[k] = v } }
             sermon["deletedAt"] = .null
             var writes = [(RecordCollection, JSONObject, Change.Op)]()
-            if existing == nil || Self.differs(existing!.body, sermon) {
+            if existing.map({ Self.differs($0.body, sermon) }) ?? true {
                 sermon["updatedAt"] = .string(now)
                 writes.append((.sermons, sermon, .upsert))
             }
@@ -100,12 +100,29 @@ struct LegacyAPI: Sendable {
             // Every version passes the same schema as a pushed one before it is stored.
             var checked = [(RecordCollection, JSONObject, Change.Op)]()
             for (c, r, op) in writes {
-                do { checked.append((c, try c.schema.normalize(.object(r)), op)) }
-                catch let e as FieldError { throw APIError.badRequest(e.field, e.reason) }
+                do {
+                    let normalized = try c.schema.normalize(.object(r))
+                    // The bounds of values (contract §8.1) on what is new: the stored version is read only when
+                    // one fails, so a value that predates them does not block an edit of another field.
+                    do { try ValueBounds.check(c, normalized) } catch {
+                        let previous = try await tx.current(c, id: normalized.recordId)?.body
+                        try ValueBounds.check(c, normalized, previous: previous)
+                    }
+                    checked.append((c, normalized, op))
+                } catch let e as FieldError {
+                    throw APIError.badRequest(e.field, e.reason)
+                }
             }
             try await sync.writeServerVersions(user: user, in: tx, checked)
             return checked.first { $0.0 == .sermons }?.1 ?? existing?.body ?? sermon
         }
+    }
+
+    /// A note's place in time for ordering: a stored value is whatever was stored (a number out of bounds, or
+    /// not a number at all), so anything but a finite number orders as 0, and the order stays a strict one.
+    static func sortSeconds(_ value: JSON?) -> Double {
+        guard let d = value?.doubleValue, d.isFinite else { return 0 }
+        return d
     }
 
     static func differs(_ a: JSONObject, _ b: JSONObject) -> Bool {
@@ -226,7 +243,7 @@ struct LegacyAPI: Sendable {
             let blob = blobs[id]
             let hasAudio = blob != nil
             let sermonNotes = (notes[id] ?? []).sorted {
-                ($0["timestamp"]?.doubleValue ?? 0, $0.recordId) < ($1["timestamp"]?.doubleValue ?? 0, $1.recordId)
+                (Self.sortSeconds($0["timestamp"]), $0.recordId) < (Self.sortSeconds($1["timestamp"]), $1.recordId)
             }
             out.append([
                 "id": .string(id), "localId": .string(id), "title": s["title"] ?? "",

@@ -258,7 +258,10 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
         // the user's whole remaining log for every page (75 ms a page at 120 k changes). Whatever the range did
         // not fill is read after it the open way, which finds only the log's end (or, were there ever a gap,
         // what lies past it).
-        var out = try await changeRows(user: user, "seq > \(seq) AND seq <= \(seq + Int64(limit))", limit: limit)
+        // `seq` comes from the client's cursor (any non-negative Int64): the range's end is clamped, as
+        // `seq + limit` past Int64.max traps.
+        let (end, overflow) = seq.addingReportingOverflow(Int64(limit))
+        var out = try await changeRows(user: user, "seq > \(seq) AND seq <= \(overflow ? Int64.max : end)", limit: limit)
         if out.count < limit {
             out += try await changeRows(user: user, "seq > \(out.last?.seq ?? seq)", limit: limit - out.count)
         }

@@ -46,7 +46,7 @@ enum PublicPageTemplate {
         <section class="notes">
         <h2>Notes</h2>
         <ol class="notes">
-        {{#notes}}<li><time class="at">{{at}}</time><span class="text">{{text}}</span></li>
+        {{#notes}}<li>{{#timed}}<time class="at">{{at}}</time>{{/timed}}<span class="text">{{text}}</span></li>
         {{/notes}}</ol>
         </section>
         {{/hasNotes}}
@@ -60,7 +60,7 @@ enum PublicPageTemplate {
         <section class="transcript">
         <h2>Transcript</h2>
         {{#hasSegments}}<ol class="segments">
-        {{#segments}}<li><time class="at">{{at}}</time><span class="text">{{text}}</span></li>
+        {{#segments}}<li>{{#timed}}<time class="at">{{at}}</time>{{/timed}}<span class="text">{{text}}</span></li>
         {{/segments}}</ol>{{/hasSegments}}
         {{^hasSegments}}<p class="prose">{{text}}</p>{{/hasSegments}}
         </section>

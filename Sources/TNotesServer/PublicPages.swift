@@ -10,13 +10,9 @@ import TNotesCore
 /// the sermon. Pages are cacheable: a strong ETag over the body, `Cache-Control: public`, 304 on a match.
 struct PublicPages: Sendable {
     let storage: any ServerStorage
-    let page: MustacheTemplate
-    let gone: MustacheTemplate
 
-    init(storage: any ServerStorage) throws {
+    init(storage: any ServerStorage) {
         self.storage = storage
-        page = try MustacheTemplate(string: PublicPageTemplate.page)
-        gone = try MustacheTemplate(string: PublicPageTemplate.gone)
     }
 
     func respond(_ request: Request, publicIdPath: String) async throws -> Response {
@@ -31,15 +27,15 @@ struct PublicPages: Sendable {
             return missing(status: .gone, json: json, heading: "No longer published",
                            message: "The owner of this page has unpublished it.")
         }
-        let content = PublishedContent(publicId: publicId, snapshot: snapshot, parts: record.body["parts"],
-                                       publishedAt: record.body["publishedAt"]?.stringValue ?? record.updatedAt)
+        let publishedAt = record.body["publishedAt"]?.stringValue ?? record.updatedAt
+        let parts = record.body["parts"]
         let body: String
         let type: String
         if json {
-            body = content.json.text
+            body = PublicPageRenderer.json(publicId: publicId, snapshot: snapshot, parts: parts, publishedAt: publishedAt)
             type = "application/json; charset=utf-8"
         } else {
-            body = page.render(content.mustacheContext)
+            body = PublicPageRenderer.html(publicId: publicId, snapshot: snapshot, parts: parts, publishedAt: publishedAt)
             type = "text/html; charset=utf-8"
         }
         let etag = "\"" + SHA256.hash(data: Array(body.utf8)).prefix(16).map { String(format2: $0) }.joined() + "\""
@@ -58,23 +54,59 @@ struct PublicPages: Sendable {
         if json {
             return JSONResponse.make(["error": .string(status == .gone ? "gone" : "not_found"), "detail": .string(message)], status: status)
         }
-        let html = gone.render(["heading": heading, "message": message])
+        let html = PublicPageRenderer.missing(heading: heading, message: message)
         return Response(status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-cache"],
                         body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 }
 
-/// What a publication shows, read from its snapshot. A snapshot comes from a device; every part of it is
-/// checked for its type here, and a part of the wrong shape is left out rather than failing the page.
+/// A publication's page and its JSON from a snapshot alone, with no server: the one code path `PublicPages`
+/// answers through, public so that a fuzz target can render any snapshot a client could push (contract §8.1:
+/// the server renders any snapshot; a field of the wrong type is left out). Total: no input traps.
+public enum PublicPageRenderer {
+    /// Compiled once per process. The templates are constants of this module, so a failure here is a
+    /// programming error that any render in any test shows, never something a stored value can cause.
+    static let page = compile(PublicPageTemplate.page, name: "page")
+    static let gone = compile(PublicPageTemplate.gone, name: "gone")
+
+    private static func compile(_ text: String, name: String) -> MustacheTemplate {
+        do { return try MustacheTemplate(string: text) } catch { fatalError("the public \(name) template does not compile: \(error)") }
+    }
+
+    /// The HTML page (`GET /p/{publicId}`).
+    public static func html(publicId: String, snapshot: JSONObject, parts: JSON?, publishedAt: String) -> String {
+        let content = PublishedContent(publicId: publicId, snapshot: snapshot, parts: parts, publishedAt: publishedAt)
+        return page.render(content.mustacheContext)
+    }
+
+    /// The JSON text (`GET /p/{publicId}.json`), canonical.
+    public static func json(publicId: String, snapshot: JSONObject, parts: JSON?, publishedAt: String) -> String {
+        PublishedContent(publicId: publicId, snapshot: snapshot, parts: parts, publishedAt: publishedAt).json.text
+    }
+
+    /// The page of an id that is unknown (404) or unpublished (410).
+    static func missing(heading: String, message: String) -> String {
+        gone.render(["heading": heading, "message": message])
+    }
+}
+
+/// What a publication shows, read from its snapshot. A snapshot comes from a device (any client, old or
+/// hostile, can push one); every part of it is checked for its type here, and a part of the wrong shape is
+/// left out rather than failing the page: a note without text, a segment that is not an object, a time that
+/// is not a finite number (the note is shown without its time). Times out of the bounds of contract §8.1
+/// (stored before them) are kept and shown through `ClockTime`, which is total.
 struct PublishedContent {
+    typealias Note = (timestamp: Double?, text: String)
+    typealias Segment = (start: Double?, text: String)
+
     let publicId: String
     let title: String
     let speaker: String?
     let date: String?
     let serviceType: String?
-    let notes: [(timestamp: Double, text: String)]
+    let notes: [Note]
     let summary: (title: String, text: String, type: String)?
-    let transcript: (text: String, segments: [(start: Double, text: String)])?
+    let transcript: (text: String, segments: [Segment])?
     let publishedAt: String
 
     init(publicId: String, snapshot s: JSONObject, parts: JSON?, publishedAt: String) {
@@ -84,19 +116,29 @@ struct PublishedContent {
         speaker = s["speaker"]?.stringValue
         date = s["date"]?.stringValue
         serviceType = s["serviceType"]?.stringValue
-        notes = wanted.contains("notes") ? (s["notes"]?.arrayValue ?? []).compactMap { n in
-            guard let text = n["text"]?.stringValue else { return nil }
-            return (n["timestamp"]?.doubleValue ?? 0, text)
-        }.sorted { $0.timestamp < $1.timestamp } : []
+        if wanted.contains("notes") {
+            let given = (s["notes"]?.arrayValue ?? []).compactMap { n -> Note? in
+                guard let text = n["text"]?.stringValue else { return nil }
+                return (Self.seconds(n["timestamp"]), text)
+            }
+            // By time, a note without one first (as at 0), ties in the snapshot's order. The key is a finite
+            // number and the index breaks ties, so the order is a strict total one whatever the snapshot holds.
+            notes = given.enumerated().sorted { a, b in
+                let x = a.element.timestamp ?? 0, y = b.element.timestamp ?? 0
+                return x != y ? x < y : a.offset < b.offset
+            }.map(\.element)
+        } else {
+            notes = []
+        }
         if wanted.contains("summary"), let o = s["summary"], let text = o["text"]?.stringValue {
             summary = (o["title"]?.stringValue ?? "Summary", text, o["type"]?.stringValue ?? "")
         } else {
             summary = nil
         }
         if wanted.contains("transcript"), let o = s["transcript"], let text = o["text"]?.stringValue {
-            let segments = (o["segments"]?.arrayValue ?? []).compactMap { g -> (Double, String)? in
+            let segments = (o["segments"]?.arrayValue ?? []).compactMap { g -> Segment? in
                 guard let t = g["text"]?.stringValue else { return nil }
-                return (g["start"]?.doubleValue ?? 0, t)
+                return (Self.seconds(g["start"]), t)
             }
             transcript = (text, segments)
         } else {
@@ -105,26 +147,43 @@ struct PublishedContent {
         self.publishedAt = publishedAt
     }
 
-    /// `{publicId, title, speaker, date, serviceType, notes, summary|null, transcript|null, publishedAt}`.
+    /// A time in seconds when `value` is a finite number; nil (left out) otherwise. JSON cannot carry NaN or
+    /// infinity, but a snapshot built in memory (the fuzz target's) can.
+    static func seconds(_ value: JSON?) -> Double? {
+        guard let d = value?.doubleValue, d.isFinite else { return nil }
+        return d
+    }
+
+    /// `{publicId, title, speaker, date, serviceType, notes, summary|null, transcript|null, publishedAt}`. A
+    /// note's `timestamp` (a segment's `start`) is absent when the snapshot's was not a number.
     var json: JSON {
         [
             "publicId": .string(publicId), "title": .string(title), "speaker": JSON(speaker), "date": JSON(date),
             "serviceType": JSON(serviceType),
-            "notes": .array(notes.map { ["timestamp": .double($0.timestamp), "text": .string($0.text)] }),
+            "notes": .array(notes.map { n in
+                var o: JSONObject = ["text": .string(n.text)]
+                if let t = n.timestamp { o["timestamp"] = .double(t) }
+                return .object(o)
+            }),
             "summary": summary.map { ["title": .string($0.title), "text": .string($0.text), "type": .string($0.type)] } ?? .null,
             "transcript": transcript.map { t in
-                ["text": .string(t.text), "segments": .array(t.segments.map { ["start": .double($0.start), "text": .string($0.text)] })]
+                ["text": .string(t.text), "segments": .array(t.segments.map { g in
+                    var o: JSONObject = ["text": .string(g.text)]
+                    if let start = g.start { o["start"] = .double(start) }
+                    return .object(o)
+                })]
             } ?? .null,
             "publishedAt": .string(publishedAt),
         ]
     }
 
-    /// The template's context: strings only (Mustache escapes each one), times as mm:ss.
+    /// The template's context: strings only (Mustache escapes each one), times as mm:ss (`ClockTime`, total
+    /// for any number), a line without a time marked so the template leaves the time out.
     var mustacheContext: [String: Any] {
         var c: [String: Any] = [
             "title": title, "dateISO": date ?? "", "date": Self.day(date), "publishedAt": Self.day(publishedAt),
             "hasNotes": !notes.isEmpty,
-            "notes": notes.map { ["at": Self.clock($0.timestamp), "text": $0.text] },
+            "notes": notes.map(Self.line),
         ]
         var description = [speaker, Self.day(date)].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " · ")
         if let s = summary?.text ?? notes.first?.text { description += (description.isEmpty ? "" : " — ") + String(s.prefix(160)) }
@@ -134,26 +193,35 @@ struct PublishedContent {
         if let summary { c["summary"] = ["heading": summary.title, "text": summary.text] }
         if let transcript {
             c["transcript"] = ["text": transcript.text, "hasSegments": !transcript.segments.isEmpty,
-                               "segments": transcript.segments.map { ["at": Self.clock($0.start), "text": $0.text] }]
+                               "segments": transcript.segments.map(Self.line)]
         }
         return c
     }
 
-    static func clock(_ seconds: Double) -> String {
-        let total = seconds.isFinite && seconds > 0 ? Int(seconds) : 0
-        let h = total / 3600, m = (total / 60) % 60, s = total % 60
-        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return h > 0 ? "\(h):\(two(m)):\(two(s))" : "\(two(m)):\(two(s))"
+    /// One timed line of the page (a note, a segment).
+    static func line(_ item: (Double?, String)) -> [String: Any] {
+        var l: [String: Any] = ["text": item.1, "timed": item.0 != nil]
+        if let t = item.0 { l["at"] = ClockTime.format(t) }
+        return l
     }
 
-    /// "2025-11-09T10:30:00.000Z" → "9 November 2025".
+    static let months = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
+                         "October", "November", "December"]
+
+    /// "2025-11-09T10:30:00.000Z" → "9 November 2025"; anything else is shown as it is.
     static func day(_ time: String?) -> String {
         guard let t = time, t.count >= 10 else { return time ?? "" }
-        let parts = t.prefix(10).split(separator: "-")
-        guard parts.count == 3, let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]), (1...12).contains(m) else { return t }
-        let months = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+        let parts = t.prefix(10).split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCIIDigit) }),
+              let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]),
+              (1...12).contains(m), (1...31).contains(d)
+        else { return t }
         return "\(d) \(months[m - 1]) \(y)"
     }
+}
+
+extension Character {
+    fileprivate var isASCIIDigit: Bool { isASCII && isWholeNumber }
 }
 
 extension String {

@@ -38,7 +38,7 @@ public struct ServerApp: Sendable {
         audio = AudioStore(maxBytes: settings.maxAudioBytes, blobs: storage.audioBlobs(directory: "\(settings.dataDir)/audio"),
                            storage: storage)
         auth = TokenAuth(storage: storage)
-        pages = try PublicPages(storage: storage)
+        pages = PublicPages(storage: storage)
         self.settings = settings
         self.logger = logger
     }

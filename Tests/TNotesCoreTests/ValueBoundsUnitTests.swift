@@ -62,4 +62,13 @@ struct ValueBoundsUnitTests {
         #expect(ClockTime.duration(90_061) == "1d 1h")
         #expect(ClockTime.duration(-1) == "0s")
     }
+
+    @Test("an object whose keys differ only as Unicode forms becomes a Dictionary without a trap")
+    func canonicallyEquivalentKeys() throws {
+        // "\u{E9}" (precomposed) and "e\u{301}" (decomposed) are different bytes but equal Swift Strings.
+        let value = try JSON.parse(Array("{\"\u{E9}\":1,\"e\u{301}\":2}".utf8))
+        let object = try #require(value.objectValue)
+        #expect(object.count == 2)
+        #expect(object.dictionary.count == 1)
+    }
 }
