@@ -145,8 +145,11 @@ let package = Package(
 
         // A blocking client of the daemon's socket and the default socket path (for the CLI and scripts).
         .target(name: "TNotesClient", dependencies: ["TNotesCore"]),
+        // The CLI's renderings of what the daemon returns: pure, total functions of JSON, a library of their own
+        // so a fuzzer can call them.
+        .target(name: "TNotesCLIRender", dependencies: ["TNotesCore"]),
         .executableTarget(name: "tnotes", dependencies: [
-            "TNotesClient", "TNotesCore",
+            "TNotesClient", "TNotesCore", "TNotesCLIRender",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The benchmark: real processes, every figure beside a baseline measured in the same run.
@@ -162,6 +165,9 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "tnotes-fuzz-push", dependencies: ["TNotesFuzzSupport", "TNotesCore"]),
+        .executableTarget(name: "tnotes-fuzz-render", dependencies: [
+            "TNotesFuzzSupport", "TNotesCore", "TNotesServer", "TNotesCLIRender", "TNotesProcessing", "TNotesScripture",
+        ]),
         // One harness for the tests and the bench: process launchers (daemon, server, PostgreSQL), socket
         // client, fault proxy. A library of its own, so the bench is not built from Tests/.
         .target(name: "TNotesTestSupport", dependencies: ["TNotesCore"]),
@@ -170,14 +176,14 @@ let package = Package(
                                                        .product(name: "Logging", package: "swift-log")],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "TNotesDaemonTests", dependencies: ["TNotesTestSupport", "TNotesCore", "tnotesd"]),
-        .testTarget(name: "TNotesCLITests", dependencies: ["TNotesTestSupport", "TNotesCore", "tnotes", "tnotesd"],
+        .testTarget(name: "TNotesCLITests", dependencies: ["TNotesTestSupport", "TNotesCore", "TNotesCLIRender", "TNotesSQLite", "tnotes", "tnotesd"],
                     resources: [.copy("Golden")]),
         .testTarget(name: "TNotesReliabilityTests", dependencies: ["TNotesTestSupport", "TNotesCore", "tnotesd", "tnotes-server"]),
         .testTarget(name: "TNotesSyncTests", dependencies: ["TNotesTestSupport", "TNotesCore", "TNotesStore", "TNotesSQLite", "TNotesSync", "tnotesd", "tnotes-server"]),
         .testTarget(name: "TNotesScriptureTests", dependencies: ["TNotesScripture"]),
         .testTarget(name: "TNotesBibleTests", dependencies: ["TNotesBible", "TNotesScripture"]),
         .testTarget(name: "TNotesProcessingTests", dependencies: [
-            "TNotesProcessing", "TNotesScripture", "TNotesStore", "TNotesTestSupport", "TNotesCore", "tnotesd", "tnotes-server",
+            "TNotesProcessing", "TNotesScripture", "TNotesStore", "TNotesSQLite", "TNotesTestSupport", "TNotesCore", "tnotesd", "tnotes-server",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "TNotesServerTests", dependencies: ["TNotesTestSupport", "TNotesCore", "TNotesSQLite", "TNotesServer", "tnotes-server",

@@ -21,6 +21,7 @@ echo "== OpenAPI: openapi-spec-validator and schemathesis against a live tnotes-
 echo "== fuzz corpus replay (normal build)"
 .build/debug/tnotes-fuzz-rpc Tests/Fuzz/corpus-rpc/*
 .build/debug/tnotes-fuzz-push Tests/Fuzz/corpus-push/*
+.build/debug/tnotes-fuzz-render Tests/Fuzz/corpus-render/*
 
 if [ "${SKIP_FUZZ:-0}" != 1 ]; then
   echo "== fuzzing (${FUZZ_SECONDS:-60}s per target)"

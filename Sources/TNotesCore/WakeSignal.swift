@@ -35,7 +35,9 @@ public final class WakeSignal: Sendable {
     /// Waits up to `seconds`; false when finished or cancelled (the loop should end).
     public func wait(seconds: Double) async -> Bool {
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { try? await Task.sleep(for: .milliseconds(Int(seconds * 1000))) }
+            // Clamped to 0 ... 10^12 s: `Int(seconds * 1000)` traps on a huge or NaN value from a config file.
+            let millis = seconds.isFinite ? Int(min(max(seconds, 0), 1e12) * 1000) : (seconds > 0 ? Int(1e15) : 0)
+            group.addTask { try? await Task.sleep(for: .milliseconds(millis)) }
             group.addTask { await self.park() }
             await group.next()
             group.cancelAll()

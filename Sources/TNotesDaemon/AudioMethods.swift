@@ -39,7 +39,7 @@ struct AudioMethods {
                                                       sizeBytes: imported.sizeBytes, localAvailable: true, uploaded: false))
                     if autoTranscribe {
                         // New audio: any transcription of the old audio is outdated, so a new one is queued.
-                        _ = try ProcessingMethods.queueTranscription(sermonId: sermonId, in: s, requireAudio: false)
+                        _ = try ProcessingMethods.queueTranscription(sermonId: sermonId, in: s, requireAudio: false, byHand: false)
                         return try RecordViews.sermon(try s.liveRecord(.sermons, sermonId), in: s, withChildren: true)
                     }
                     return try RecordViews.sermon(saved, in: s, withChildren: true)

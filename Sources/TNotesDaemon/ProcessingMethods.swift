@@ -24,7 +24,12 @@ struct ProcessingMethods {
         table.add(MethodSpec("transcript.generate", summary: "Queue a transcription of the sermon's audio (on the device that holds it).",
                              params: [ParamSpec("sermonId", .uuid, required: true)], result: Self.jobResult) { p, _ in
             let sermonId = try p.requiredString("sermonId")
-            let job = try await store.write { s in try Self.queueTranscription(sermonId: sermonId, in: s, requireAudio: true) }
+            let job = try await store.write { s in
+                try Self.queueTranscription(sermonId: sermonId, in: s, requireAudio: true, byHand: true)
+            }
+            // An automatic transcription already under way is the one asked for now: it moves to the priority
+            // of a job asked for by hand.
+            worker?.promote(jobId: job.id)
             worker?.jobQueued()
             return ["jobId": .string(job.id)]
         })
@@ -40,7 +45,9 @@ struct ProcessingMethods {
                 _ = try s.liveRecord(.sermons, sermonId)
                 let params: JSONObject = ["type": .string(type), "explicit": true]
                 if let existing = try s.unfinishedJob(kind: .summarize, sermonId: sermonId, matching: params) { return existing }
-                let job = try s.enqueueJob(kind: .summarize, sermonId: sermonId, params: params)
+                var byHand = params
+                byHand[JobRecord.byHandKey] = true
+                let job = try s.enqueueJob(kind: .summarize, sermonId: sermonId, params: byHand)
                 try s.setProcessingStatus(sermonId: sermonId, key: "summaryStatus", status: "pending")
                 return job
             }
@@ -65,7 +72,8 @@ struct ProcessingMethods {
                     "createdAt": .string(now), "deviceId": .string(s.deviceId),
                 ], op: .upsert)
                 let job = try s.enqueueJob(kind: .chat, sermonId: sermonId,
-                                           params: ["question": .string(question), "questionId": .string(questionId)])
+                                           params: ["question": .string(question), "questionId": .string(questionId),
+                                                    JobRecord.byHandKey: true])
                 return (job, questionId)
             }
             worker?.jobQueued()
@@ -115,9 +123,14 @@ struct ProcessingMethods {
 
     /// Queues a transcription of the sermon's audio unless one is queued or running (then that one is returned).
     /// `requireAudio`: refuse when this device does not hold the audio (only that device transcribes).
-    static func queueTranscription(sermonId: String, in s: StoreSession, requireAudio: Bool) throws -> JobRecord {
+    /// `byHand`: a person asked for it (`transcript.generate`), not an import (`JobRecord.byHandKey`); an
+    /// automatic job found unfinished becomes one asked for by hand.
+    static func queueTranscription(sermonId: String, in s: StoreSession, requireAudio: Bool, byHand: Bool) throws -> JobRecord {
         let sermon = try s.liveRecord(.sermons, sermonId)
-        if let existing = try s.unfinishedJob(kind: .transcribe, sermonId: sermonId) { return existing }
+        if let existing = try s.unfinishedJob(kind: .transcribe, sermonId: sermonId) {
+            if byHand && !existing.isHandRequested { return try s.markJobHandRequested(id: existing.id) ?? existing }
+            return existing
+        }
         if requireAudio {
             guard let wanted = sermon.body["audio"]?["sha256"]?.stringValue else {
                 throw RPCError.unavailable("sermon \(sermonId) has no audio to transcribe; import it with audio.import")
@@ -127,7 +140,7 @@ struct ProcessingMethods {
                 throw RPCError.unavailable("the audio of sermon \(sermonId) is not on this device; transcribe it on the device that imported it")
             }
         }
-        let job = try s.enqueueJob(kind: .transcribe, sermonId: sermonId)
+        let job = try s.enqueueJob(kind: .transcribe, sermonId: sermonId, params: [JobRecord.byHandKey: .bool(byHand)])
         try s.setProcessingStatus(sermonId: sermonId, key: "transcriptionStatus", status: "pending")
         return job
     }

@@ -254,9 +254,13 @@ enum ListCursor {
             bytes.append(hi << 4 | lo)
             i += 2
         }
-        let parts = String(decoding: bytes, as: UTF8.self).split(separator: "|", maxSplits: 1).map(String.init)
-        guard parts.count == 2, Identifier.isUUID(parts[1]) else { return nil }
-        return (parts[0], parts[1])
+        // Split at the last "|": the id never holds one, but the sort key (a sermon's stored date, as any
+        // device wrote it) may.
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let bar = text.lastIndex(of: "|") else { return nil }
+        let key = String(text[..<bar]), id = String(text[text.index(after: bar)...])
+        guard Identifier.isUUID(id) else { return nil }
+        return (key, id)
     }
 
     private static func hexValue(_ c: UInt8) -> UInt8? {

@@ -29,8 +29,8 @@ struct JobExecutor: Sendable {
     func execute(_ job: JobRecord, context: JobContext) async throws -> @Sendable (StoreSession) throws -> Void {
         switch job.kind {
         case .transcribe: return try await transcribe(job, context: context)
-        case .summarize: return try await summarize(job)
-        case .chat: return try await answer(job)
+        case .summarize: return try await summarize(job, context: context)
+        case .chat: return try await answer(job, context: context)
         }
     }
 
@@ -62,8 +62,13 @@ struct JobExecutor: Sendable {
         }
     }
 
-    /// Milliseconds are plenty for a segment time, and keep the stored JSON short.
-    static func rounded(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }
+    /// Milliseconds are plenty for a segment time, and keep the stored JSON short. A time so large that the
+    /// product overflows (no engine's, but the engine is any program) is kept as it is: `inf` would be stored as
+    /// null.
+    static func rounded(_ seconds: Double) -> Double {
+        let r = (seconds * 1000).rounded() / 1000
+        return r.isFinite ? r : seconds
+    }
 
     /// Queues the summary a finished transcript asks for, unless a person wrote the summary.
     static func queueAutomaticSummary(sermonId: String, type: String, in s: StoreSession) throws {
@@ -71,13 +76,15 @@ struct JobExecutor: Sendable {
             return
         }
         guard try s.unfinishedJob(kind: .summarize, sermonId: sermonId) == nil else { return }
-        _ = try s.enqueueJob(kind: .summarize, sermonId: sermonId, params: ["type": .string(type), "explicit": false])
+        // Queued by the daemon, not by a person: it runs at SCHED_IDLE (`JobPriority.idle`).
+        _ = try s.enqueueJob(kind: .summarize, sermonId: sermonId, params: ["type": .string(type), "explicit": false,
+                                                                           JobRecord.byHandKey: false])
         try s.setProcessingStatus(sermonId: sermonId, key: "summaryStatus", status: "pending")
     }
 
     // MARK: summarize
 
-    private func summarize(_ job: JobRecord) async throws -> @Sendable (StoreSession) throws -> Void {
+    private func summarize(_ job: JobRecord, context: JobContext) async throws -> @Sendable (StoreSession) throws -> Void {
         let sermonId = job.sermonId
         guard let typeName = job.params["type"]?.stringValue, let type = SummaryType(rawValue: typeName) else {
             throw PermanentJobError("the job has no valid summary type")
@@ -91,10 +98,12 @@ struct JobExecutor: Sendable {
         let engine: String
         switch settings.summarizer {
         case .builtin:
-            summary = Self.summarizer.summarize(text, type: type)
+            // On a thread of the job's priority, like a transcription: a long sermon's summary is seconds of CPU.
+            summary = try await LowPriorityThread.run("tnotes-text", job: context) { Self.summarizer.summarize(text, type: type) }
             engine = "builtin"
         case .command:
-            let output = try await runCommand(settings.summarizeCommand, input: SermonTextLoader.json(text, extra: ["type": .string(typeName)]))
+            let output = try await runCommand(settings.summarizeCommand, input: SermonTextLoader.json(text, extra: ["type": .string(typeName)]),
+                                              context: context)
             summary = GeneratedSummary(title: "\(Self.typeTitle(type)): \(text.title)", text: output.text, type: type)
             engine = "command"
         }
@@ -120,15 +129,18 @@ struct JobExecutor: Sendable {
 
     // MARK: chat
 
-    private func answer(_ job: JobRecord) async throws -> @Sendable (StoreSession) throws -> Void {
+    private func answer(_ job: JobRecord, context: JobContext) async throws -> @Sendable (StoreSession) throws -> Void {
         let sermonId = job.sermonId
         guard let question = job.params["question"]?.stringValue else { throw PermanentJobError("the job has no question") }
         let text = try await store.read { s in try SermonTextLoader.load(sermonId: sermonId, in: s) }
         let content: String
         if settings.chatCommand.isEmpty {
-            content = SermonAssistant().answer(question: question, about: text).text
+            content = try await LowPriorityThread.run("tnotes-text", job: context) {
+                SermonAssistant().answer(question: question, about: text).text
+            }
         } else {
-            content = try await runCommand(settings.chatCommand, input: SermonTextLoader.json(text, extra: ["question": .string(question)])).text
+            content = try await runCommand(settings.chatCommand, input: SermonTextLoader.json(text, extra: ["question": .string(question)]),
+                                           context: context).text
         }
         // The answer's id comes from the job: a retried commit can never append it twice.
         let answerId = Identifier.derived(from: job.id, kind: "answer")
@@ -143,12 +155,12 @@ struct JobExecutor: Sendable {
     }
 
     /// Writes `input` to a private temp file, runs the command on it, and reads its answer.
-    private func runCommand(_ argv: [String], input: JSON) async throws -> TranscriptionResult {
+    private func runCommand(_ argv: [String], input: JSON, context: JobContext) async throws -> TranscriptionResult {
         let runner = CommandRunner(argv: argv, timeout: settings.timeout)
         let path = "\(scratchDirectory)/job-\(Identifier.make()).json"
         let body = Array(input.text.utf8)
         let dir = scratchDirectory
-        try await LowPriorityThread.run("tnotes-io") {
+        try await LowPriorityThread.run("tnotes-io", job: context) {
             mkdir(dir, 0o700)
             let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
             guard fd >= 0 else { throw PermanentJobError("cannot write \(path): \(String(cString: strerror(errno)))") }
@@ -160,12 +172,12 @@ struct JobExecutor: Sendable {
         // The input file goes whether the command succeeded or not, removed off the cooperative pool too.
         let output: String
         do {
-            output = try await runner.run(inputPath: path)
+            output = try await runner.run(inputPath: path, priority: context.priority)
         } catch {
-            _ = try? await LowPriorityThread.run("tnotes-io") { unlink(path) }
+            _ = try? await LowPriorityThread.run("tnotes-io", job: context) { unlink(path) }
             throw error
         }
-        _ = try? await LowPriorityThread.run("tnotes-io") { unlink(path) }
+        _ = try? await LowPriorityThread.run("tnotes-io", job: context) { unlink(path) }
         return try CommandOutput.parse(output, program: argv.first ?? "command")
     }
 }

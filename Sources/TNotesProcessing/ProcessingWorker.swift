@@ -5,7 +5,8 @@ import TNotesCore
 import TNotesStore
 
 /// Runs the processing queue (contract §6.1) as one service of the daemon: takes due jobs one at a time
-/// (`workers` at once), runs them off the cooperative pool at low priority, commits each result together
+/// (`workers` at once), runs them off the cooperative pool at low priority (SCHED_IDLE for a job the daemon
+/// queued on its own, nice 10 for one a person asked for: `JobPriority`), commits each result together
 /// with its `done`, retries failures with the sync backoff, and stops on graceful shutdown by interrupting
 /// the running job (it goes back to the queue without using up an attempt).
 public final class ProcessingWorker: Service, Sendable {
@@ -38,6 +39,20 @@ public final class ProcessingWorker: Service, Sendable {
     public func jobQueued() {
         for w in wakes { w.signal() }
     }
+
+    /// A person asked for a job the daemon had queued on its own (`JobRecord.isHandRequested` is now true in
+    /// the store): if it is running, its threads and processes move to the hand-requested priority at once.
+    /// Leaving SCHED_IDLE needs CAP_SYS_NICE; without it the running attempt stays idle (logged), and a retry
+    /// or a restart runs it at the new priority.
+    public func promote(jobId: String) {
+        guard let context = running.withLock({ $0.contexts[jobId] }) else { return }
+        if !context.raise(to: .handRequested) {
+            logger.notice("a running job stays at idle priority (raising it needs CAP_SYS_NICE)", metadata: ["job": "\(jobId)"])
+        }
+    }
+
+    /// The priority a job runs at: see `JobPriority`.
+    public static func priority(of job: JobRecord) -> JobPriority { job.isHandRequested ? .handRequested : .idle }
 
     /// How far a running job is (0...1), for `jobs.list` and `tnotes jobs`.
     public func progress(of jobId: String) -> Double? { running.withLock { $0.progress[jobId] } }
@@ -91,7 +106,8 @@ public final class ProcessingWorker: Service, Sendable {
                     lastPrune = Timestamp.nowMillis()
                 }
                 let due = try await store.read { s in try s.nextJobDue() }
-                let wait = due.map { max(0.01, Double($0 - Timestamp.nowMillis()) / 1000) } ?? 3600
+                // In Double: a stored not_before may be any Int64, and the Int64 difference could overflow.
+                let wait = due.map { max(0.01, (Double($0) - Double(Timestamp.nowMillis())) / 1000) } ?? 3600
                 if !(await wake.wait(seconds: min(wait, 3600))) { break }
             } catch {
                 // The store failing is the daemon's problem, reported by its other services; pause and go on.
@@ -124,13 +140,13 @@ public final class ProcessingWorker: Service, Sendable {
 
     private func runJob(_ job: JobRecord) async {
         let id = job.id
-        let context = JobContext { [weak self] fraction in self?.reportProgress(id, fraction) }
+        let context = JobContext(priority: Self.priority(of: job)) { [weak self] fraction in self?.reportProgress(id, fraction) }
         running.withLock { $0.contexts[id] = context }
         defer { running.withLock { r in r.contexts[id] = nil; r.progress[id] = nil; r.lastPublished[id] = nil } }
         if stopping.load(ordering: .relaxed) { context.cancel() }
         let started = ContinuousClock.now
         logger.info("job started", metadata: ["job": "\(id)", "kind": "\(job.kind.rawValue)", "sermon": "\(job.sermonId)",
-                                              "attempt": "\(job.attempts)"])
+                                              "attempt": "\(job.attempts)", "priority": "\(context.priority.rawValue)"])
         do {
             // The work races the context's cancellation, so a stop also ends an engine that never looks at
             // the context (a command: cancelling its task runs swift-subprocess's teardown).
@@ -166,7 +182,7 @@ public final class ProcessingWorker: Service, Sendable {
         // (`jobs.retry` runs it again once the cause is fixed).
         let permanent = error is PermanentJobError || error is StoreError || error is AudioInputError
         let final = permanent || job.attempts >= settings.maxAttempts
-        let retryAt = Timestamp.nowMillis() + Int64(settings.backoff.delay(attempt: job.attempts) * 1000)
+        let retryAt = Timestamp.nowMillis() + Self.retryDelayMillis(settings.backoff, attempt: job.attempts)
         let key = Self.statusKey(job.kind)
         let settled: JobRecord? = try? await store.write { s in
             let sermonLive = try s.record(.sermons, id: job.sermonId).map { !$0.isDeleted } ?? false
@@ -210,6 +226,15 @@ public final class ProcessingWorker: Service, Sendable {
         guard case .object(var fields) = view(job) else { return }
         fields.removeValue(forKey: "params")
         publish("job.changed", fields)
+    }
+
+    /// The backoff before retry `attempt`, in milliseconds. Total: the attempt count is a stored value (any
+    /// Int64 in a row written by hand; `attempt - 1` in the policy would overflow at Int.min), and the delay
+    /// comes from configured seconds, which may be as large as 1e300 (`Int64(delay * 1000)` would trap). Capped
+    /// at a day, far past any configured backoff's sense.
+    static func retryDelayMillis(_ backoff: BackoffPolicy, attempt: Int) -> Int64 {
+        let delay = backoff.delay(attempt: min(max(attempt, 1), 64))
+        return Int64(ClockTime.wholeSeconds(min(delay, 86_400) * 1000))
     }
 
     static func seconds(_ d: Duration) -> String {

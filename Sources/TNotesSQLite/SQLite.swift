@@ -126,10 +126,17 @@ public enum SQLValue: Sendable, Equatable {
     case blob([UInt8])
 
     public var string: String? { if case .text(let s) = self { return s } else { return nil } }
+    /// An INTEGER as it is; a REAL truncated toward zero and clamped to Int64's range (NaN: nil). Total: a REAL
+    /// reaches here from a row written by hand, from SQLite's integer arithmetic overflowing into REAL
+    /// (`attempts + 1` at Int64.max), or from json_extract of a large number, and `Int64(d)` traps outside the range.
     public var int: Int64? {
         switch self {
         case .int(let i): return i
-        case .double(let d): return Int64(d)
+        case .double(let d):
+            if d.isNaN { return nil }
+            if d >= 9.223372036854775808e18 { return .max }  // 2^63: the first Double past the range
+            if d <= -9.223372036854775808e18 { return .min }
+            return Int64(d)
         default: return nil
         }
     }

@@ -9,7 +9,8 @@ public struct JobRecord: Sendable, Equatable {
     public let id: String
     public let kind: Kind
     public let sermonId: String
-    /// Kind-specific input: `type` and `explicit` of a summary, `question` and `questionId` of a chat.
+    /// Kind-specific input: `type` and `explicit` of a summary, `question` and `questionId` of a chat; and
+    /// `byHand` (`byHandKey`) of every job.
     public let params: JSONObject
     public let state: State
     public let attempts: Int
@@ -18,6 +19,26 @@ public struct JobRecord: Sendable, Equatable {
     public let notBefore: Int64
     public let createdAt: String
     public let updatedAt: String
+
+    /// The params key that says whether a person asked for the job (`transcript.generate`, `summary.generate`,
+    /// `chat.ask`, `jobs.retry`: true) or the daemon queued it on its own (auto-transcribe after an import,
+    /// auto-summarize after a transcript: false). It sets the priority the job runs at (`JobPriority` in
+    /// TNotesProcessing), and lives in the job's row so that a job resumed after a restart keeps it. Distinct
+    /// from a summary's `explicit`, which says whether it may replace a summary a person wrote: retrying an
+    /// automatic summary by hand makes it run sooner, not replace a person's summary.
+    public static let byHandKey = "byHand"
+
+    /// Whether a person asked for this job (see `byHandKey`). A job queued before the key existed: a chat was
+    /// always asked for, a summary was when `explicit`, and a transcription is taken as automatic (the
+    /// priority every job had then).
+    public var isHandRequested: Bool {
+        if let byHand = params[Self.byHandKey]?.boolValue { return byHand }
+        switch kind {
+        case .chat: return true
+        case .summarize: return params["explicit"]?.boolValue ?? false
+        case .transcribe: return false
+        }
+    }
 
     public var json: JSON {
         [
@@ -102,10 +123,23 @@ extension StoreSession {
                   .text(id)])
     }
 
-    /// Queues a finished or failed job again, with a fresh budget of attempts (`jobs.retry`).
+    /// Queues a finished or failed job again, with a fresh budget of attempts (`jobs.retry`). A person asked for
+    /// it, so it runs as a job asked for by hand (`byHandKey`).
     public func retryJob(id: String) throws -> JobRecord? {
         try db.run("""
-            UPDATE jobs SET state = 'queued', attempts = 0, not_before = 0, updated_at = ? WHERE id = ? AND state IN ('failed','done')
+            UPDATE jobs SET state = 'queued', attempts = 0, not_before = 0, updated_at = ?,
+              params = json_set(params, '$.\(JobRecord.byHandKey)', json('true'))
+            WHERE id = ? AND state IN ('failed','done')
+            """, [.text(Timestamp.now()), .text(id)])
+        return try job(id: id)
+    }
+
+    /// A person asked for a job the daemon had queued on its own (`transcript.generate` while an automatic
+    /// transcription is queued or running): from now on it is a job asked for by hand. Returns the job.
+    public func markJobHandRequested(id: String) throws -> JobRecord? {
+        try db.run("""
+            UPDATE jobs SET params = json_set(params, '$.\(JobRecord.byHandKey)', json('true')), updated_at = ?
+            WHERE id = ? AND state IN ('queued','running')
             """, [.text(Timestamp.now()), .text(id)])
         return try job(id: id)
     }

@@ -221,7 +221,8 @@ enum ReferenceIndex {
         var count = 0
         for c in Self.referenceCollections {
             for row in try db.query("SELECT body FROM records WHERE collection = ? AND deleted_at IS NULL", [.text(c.rawValue)]) {
-                guard let text = row[0].string, case .object(let body) = try JSON.parse(text) else { continue }
+                // A body that does not parse (a row written by hand) cites nothing; it must not stop the store opening.
+                guard let text = row[0].string, case .object(let body)? = try? JSON.parse(text) else { continue }
                 try index(db, collection: c, record: body)
                 count += 1
             }

@@ -58,9 +58,9 @@ public actor AudioTransfers {
             } catch {
                 if Task.isCancelled { return }
                 attempt += 1
-                let delay = backoff.delay(attempt: attempt, retryAfter: (error as? SyncFailure)?.retryAfter)
-                logger.warning("audio transfer failed; will retry", metadata: ["in": "\(Int(delay)) s", "error": "\(error)"])
-                retryAt = .now + .milliseconds(Int(delay * 1000))
+                let delay = SyncEngine.timerSeconds(backoff.delay(attempt: min(attempt, 64), retryAfter: (error as? SyncFailure)?.retryAfter))
+                logger.warning("audio transfer failed; will retry", metadata: ["in": "\(ClockTime.wholeSeconds(delay)) s", "error": "\(error)"])
+                retryAt = .now + .milliseconds(SyncEngine.milliseconds(delay))
             }
         }
     }
@@ -89,8 +89,10 @@ public actor AudioTransfers {
             var have: Int64 = 0
             var st = stat()
             if stat(partial, &st) == 0 { have = Int64(st.st_size) }
-            if have > item.sizeBytes { unlink(partial); have = 0 }
-            if have < item.sizeBytes || item.sizeBytes == 0 {
+            // `sizeBytes` comes from the sermon's record (another device's word, or a row predating the schema's
+            // check): below 0 it is no size at all, and like 0 the download then always runs (the sha256 decides).
+            if item.sizeBytes >= 0, have > item.sizeBytes { unlink(partial); have = 0 }
+            if have < item.sizeBytes || item.sizeBytes <= 0 {
                 do {
                     try await client.downloadAudio(sermonId: item.sermonId, to: partial, resumeFrom: have)
                 } catch {

@@ -15,12 +15,12 @@ extension SyncEngine {
         while !Task.isCancelled {
             // Held (a pull awaits sync.confirm): asking the server again would only find the same deletions.
             if state == .held {
-                if !(await realtimeKick.wait(seconds: settings.interval)) { return }
+                if !(await realtimeKick.wait(seconds: Self.timerSeconds(settings.interval))) { return }
                 continue
             }
             // A device that has never pulled has no cursor yet: its first sync sets one.
             guard networkUp, let cursor = try? await store.read({ s in try s.pullCursor() }) else {
-                if !(await realtimeKick.wait(seconds: settings.interval)) { return }
+                if !(await realtimeKick.wait(seconds: Self.timerSeconds(settings.interval))) { return }
                 continue
             }
             let started = ContinuousClock.now
@@ -36,7 +36,7 @@ extension SyncEngine {
                 } else if ContinuousClock.now - started < .seconds(Double(waitSeconds) / 2) {
                     // Empty, and early: an older server that ignores `wait`, or one that is stopping.
                     failures += 1
-                    let delay = min(settings.interval, settings.backoff.delay(attempt: failures, retryAfter: nil))
+                    let delay = Self.timerSeconds(min(settings.interval, settings.backoff.delay(attempt: failures, retryAfter: nil)))
                     if !(await realtimeKick.wait(seconds: delay)) { return }
                 } else {
                     failures = 0
@@ -45,8 +45,8 @@ extension SyncEngine {
                 realtimeConnected = false
                 if Task.isCancelled { return }
                 failures += 1
-                let delay = settings.backoff.delay(attempt: failures, retryAfter: (error as? SyncFailure)?.retryAfter)
-                logger.debug("realtime pull failed; will retry", metadata: ["in": "\(Int(delay * 1000)) ms", "error": "\(error)"])
+                let delay = Self.timerSeconds(settings.backoff.delay(attempt: failures, retryAfter: (error as? SyncFailure)?.retryAfter))
+                logger.debug("realtime pull failed; will retry", metadata: ["in": "\(Self.milliseconds(delay)) ms", "error": "\(error)"])
                 if !(await realtimeKick.wait(seconds: delay)) { return }
             }
         }

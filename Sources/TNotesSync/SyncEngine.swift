@@ -160,7 +160,7 @@ public actor SyncEngine {
             wanted = true
             wake.yield()
         case .waiterDeadline(let id, let seconds):
-            resolve([id], .failure(SyncFailure.network("the sync did not finish within \(Int(seconds)) s")))
+            resolve([id], .failure(SyncFailure.network("the sync did not finish within \(ClockTime.wholeSeconds(seconds)) s")))
         }
     }
 
@@ -203,7 +203,7 @@ public actor SyncEngine {
         await withDiscardingTaskGroup { group in
             group.addTask {
                 while !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(Int(interval * 1000)))
+                    try? await Task.sleep(for: .milliseconds(Self.milliseconds(interval)))
                     if Task.isCancelled { break }
                     await self.trigger(.periodic)
                 }
@@ -228,7 +228,7 @@ public actor SyncEngine {
             // and the group's other tasks are then cancelled: a sync in flight aborts its transfer at once.
             for await (timer, delay) in timerStream {
                 group.addTask {
-                    try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+                    try? await Task.sleep(for: .milliseconds(Self.milliseconds(delay)))
                     if !Task.isCancelled { await self.fire(timer) }
                 }
             }
@@ -288,10 +288,10 @@ public actor SyncEngine {
         } catch {
             attempt += 1
             let delay = settings.backoff.delay(attempt: attempt, retryAfter: (error as? SyncFailure)?.retryAfter)
-            nextAttemptAt = Timestamp.nowMillis() + Int64(delay * 1000)
+            nextAttemptAt = Timestamp.nowMillis() + Int64(Self.milliseconds(delay))
             lastError = "\(error)"
             setState(networkUp ? .backoff : .offline)
-            logger.warning("sync failed; will retry", metadata: ["attempt": "\(attempt)", "in": "\(Int(delay * 1000)) ms",
+            logger.warning("sync failed; will retry", metadata: ["attempt": "\(attempt)", "in": "\(Self.milliseconds(delay)) ms",
                                                                   "error": "\(error)"])
             resolve(waiting, .failure(error))
             scheduleRetry(after: delay)
@@ -382,4 +382,17 @@ public actor SyncEngine {
             "heldDeletes": heldDeletes.map { .int(Int64($0)) } ?? .null,
         ]
     }
+}
+
+extension SyncEngine {
+    /// Seconds from the config (`interval`, the backoff's `max`) or a server (Retry-After) as a timer takes
+    /// them: clamped to 0 ... 10^12 (31,700 years, which is "never"). The config only bounds them from below,
+    /// and `Int(seconds * 1000)` traps past Int's range (an interval of 1e300), so every timer goes through here.
+    static func timerSeconds(_ seconds: Double) -> Double {
+        guard !seconds.isNaN else { return 0 }
+        return min(max(seconds, 0), 1e12)
+    }
+
+    /// `timerSeconds` in whole milliseconds (at most 10^15: far inside Int and Duration).
+    static func milliseconds(_ seconds: Double) -> Int { Int(timerSeconds(seconds) * 1000) }
 }

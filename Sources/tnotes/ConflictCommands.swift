@@ -1,4 +1,5 @@
 import ArgumentParser
+import TNotesCLIRender
 import TNotesClient
 import TNotesCore
 
@@ -32,25 +33,7 @@ struct ConflictsCommand: ParsableCommand {
 
         func run() throws {
             let params: JSON = all ? [:] : ["state": "open"]
-            try Session(global).run("conflicts.list", params) { r in
-                let items = r.arrayValue ?? []
-                if items.isEmpty { return all ? "no conflicts" : "no open conflicts" }
-                var lines = [String]()
-                for c in items {
-                    let kind = String((c["collection"]?.stringValue ?? "record").dropLast())
-                    lines.append("\(c["id"]?.stringValue ?? "?")  \(c["state"]?.stringValue ?? "?")  \(kind) "
-                                 + "\(c["recordId"]?.stringValue ?? "?") · \(c["field"]?.stringValue ?? "?")")
-                    lines.append("    this device: \(Self.line(c["local"]))")
-                    lines.append("    other:       \(Self.line(c["remote"]))")
-                    lines.append("    now:         \(Self.line(c["merged"]))")
-                }
-                return lines.joined(separator: "\n")
-            }
-        }
-
-        static func line(_ v: JSON?) -> String {
-            let s = (v?.stringValue ?? "").split(whereSeparator: \.isNewline).joined(separator: " ")
-            return s.count > 100 ? String(s.prefix(99)) + "…" : s
+            try Session(global).run("conflicts.list", params) { Render.conflicts($0, all: all) }
         }
     }
 

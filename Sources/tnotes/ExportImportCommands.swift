@@ -1,4 +1,5 @@
 import ArgumentParser
+import TNotesCLIRender
 import TNotesClient
 import TNotesCore
 
@@ -54,20 +55,16 @@ struct ExportCommand: ParsableCommand {
         var written = 0, copied = 0
         for s in sermons {
             guard let id = s["id"]?.stringValue else { continue }
-            var sermon = try session.call("sermon.get", ["id": .string(id)])
-            var name = MarkdownExport.fileName(sermon)
+            let sermon = try session.call("sermon.get", ["id": .string(id)])
+            var name = SermonExport.fileName(sermon)
             // Two sermons with the same date and title: the id keeps them apart (stable across runs).
             if names.contains(name) { name += "-" + id.prefix(8) }
             names.insert(name)
             if format == .json {
-                if case .object(var o) = sermon {
-                    o["chat"] = try session.call("chat.list", ["sermonId": .string(id)])
-                    o.removeValue(forKey: "syncState")
-                    sermon = .object(o)
-                }
-                try LocalFiles.write("\(destination)/\(name).json", sermon.text + "\n")
+                let chat = sermon.objectValue == nil ? JSON.null : try session.call("chat.list", ["sermonId": .string(id)])
+                try LocalFiles.write("\(destination)/\(name).json", SermonExport.json(sermon, chat: chat))
             } else {
-                try LocalFiles.write("\(destination)/\(name).md", MarkdownExport.render(sermon))
+                try LocalFiles.write("\(destination)/\(name).md", SermonExport.markdown(sermon))
             }
             written += 1
             if audio, let fileName = sermon["audio"]?["fileName"]?.stringValue,
@@ -192,57 +189,6 @@ enum Backup {
     }
 }
 
-/// A sermon as a Markdown file: front matter, notes as `- [mm:ss] text`, the summary, the transcript with
-/// segment times, and the scripture it cites.
-enum MarkdownExport {
-    /// `2025-11-09-bread-of-life` (date, then the title's slug).
-    static func fileName(_ sermon: JSON) -> String {
-        let date = String((sermon["date"]?.stringValue ?? "undated").prefix(10))
-        let slug = PublicId.slug(sermon["title"]?.stringValue ?? "")
-        return slug.isEmpty ? date : "\(date)-\(slug)"
-    }
-
-    static func render(_ s: JSON) -> String {
-        func yaml(_ v: String) -> String { JSON.string(v).text }  // a JSON string is a valid YAML scalar
-        var out = "---\n"
-        out += "title: \(yaml(s["title"]?.stringValue ?? ""))\n"
-        if let speaker = s["speaker"]?.stringValue { out += "speaker: \(yaml(speaker))\n" }
-        out += "date: \(String((s["date"]?.stringValue ?? "").prefix(10)))\n"
-        out += "service: \(yaml(s["serviceType"]?.stringValue ?? ""))\n"
-        out += "id: \(s["id"]?.stringValue ?? "")\n"
-        if let audio = s["audio"]?["fileName"]?.stringValue { out += "audio: \(yaml(audio))\n" }
-        out += "---\n\n# \(s["title"]?.stringValue ?? "")\n"
-        let notes = s["notes"]?.arrayValue ?? []
-        if !notes.isEmpty {
-            out += "\n## Notes\n\n"
-            for n in notes {
-                let text = (n["text"]?.stringValue ?? "").split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n  ")
-                out += "- [\(Format.offset(n["timestamp"]?.doubleValue ?? 0))] \(text)\n"
-            }
-        }
-        if let summary = s["summary"], !summary.isNull {
-            out += "\n## Summary: \(summary["title"]?.stringValue ?? "") (\(summary["type"]?.stringValue ?? ""))\n\n"
-            out += (summary["text"]?.stringValue ?? "") + "\n"
-        }
-        if let t = s["transcript"], !t.isNull {
-            out += "\n## Transcript\n\n"
-            let segments = t["segments"]?.arrayValue ?? []
-            if segments.isEmpty {
-                out += (t["text"]?.stringValue ?? "") + "\n"
-            } else {
-                for g in segments { out += "[\(Format.offset(g["start"]?.doubleValue ?? 0))] \(g["text"]?.stringValue ?? "")\n\n" }
-                out.removeLast()
-            }
-        }
-        let refs = s["scriptureRefs"]?.arrayValue ?? []
-        if !refs.isEmpty {
-            out += "\n## Scripture\n\n"
-            for r in refs { out += "- \(RefsCommand.display(r))\n" }
-        }
-        return out
-    }
-}
-
 /// "exporting 1200/5000 (850/s)" on standard error, rewritten in place, on a terminal only.
 final class ProgressCounter {
     let label: String
@@ -263,8 +209,7 @@ final class ProgressCounter {
         let now = Timestamp.nowMillis()
         guard now - lastShown >= 100 || count == total else { return }
         lastShown = now
-        let seconds = max(0.001, Double(now - started) / 1000)
-        line.show("\(label) \(count)/\(total) (\(Int(Double(count) / seconds))/s)")
+        line.show(ProgressText.counter(label: label, count: count, total: total, elapsedSeconds: Double(now - started) / 1000))
     }
 
     func done() { line.clear() }

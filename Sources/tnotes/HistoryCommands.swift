@@ -1,4 +1,5 @@
 import ArgumentParser
+import TNotesCLIRender
 import TNotesClient
 import TNotesCore
 
@@ -41,41 +42,7 @@ struct HistoryCommand: ParsableCommand {
                                      "items": .array(found?.items ?? [])]).text)
             return
         }
-        guard let found else {
-            Output.line("no earlier versions of \(id) on this device")
-            return
-        }
-        Output.line("\(found.collection.dropLast()) \(id): \(found.items.count) earlier version\(found.items.count == 1 ? "" : "s"), newest first")
-        for item in found.items {
-            let record = item["record"] ?? .null
-            let replaced = item["replacedAt"]?.stringValue ?? "?"
-            let reason = item["reason"]?.stringValue ?? "?"
-            Output.line("")
-            Output.line("  \(item["updatedAt"]?.stringValue ?? "?")  from \(item["deviceId"]?.stringValue ?? "?")")
-            Output.line("    replaced \(replaced) (\(Self.because(reason)))")
-            Output.line("    \(Self.summary(record))")
-        }
-    }
-
-    static func because(_ reason: String) -> String {
-        switch reason {
-        case "edit": return "edited here"
-        case "delete": return "deleted here"
-        case "remote": return "another device's version arrived"
-        case "merge": return "merged with another device's edit"
-        case "restore": return "an older version was restored"
-        default: return reason
-        }
-    }
-
-    /// One line that tells the version apart: its text, or its title.
-    static func summary(_ record: JSON) -> String {
-        var parts = [String]()
-        if record["deletedAt"]?.stringValue != nil { parts.append("[deleted]") }
-        if let title = record["title"]?.stringValue { parts.append(title) }
-        if let text = record["text"]?.stringValue { parts.append(text) }
-        let line = parts.joined(separator: " — ").split(whereSeparator: \.isNewline).joined(separator: " ")
-        return line.count > 100 ? String(line.prefix(99)) + "…" : line
+        Output.line(Render.history(id: id, found: found))
     }
 }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import TNotesCLIRender
 import TNotesClient
 import TNotesCore
 
@@ -138,11 +139,7 @@ struct JobsCommand: ParsableCommand {
 
         func run() throws {
             let params: JSON = state.map { ["state": .string($0)] } ?? [:]
-            try Session(global).run("jobs.list", params) { r in
-                let jobs = r.arrayValue ?? []
-                if jobs.isEmpty { return "no jobs" }
-                return jobs.map(JobLine.text).joined(separator: "\n")
-            }
+            try Session(global).run("jobs.list", params) { Render.jobs($0) }
         }
     }
 
@@ -152,19 +149,8 @@ struct JobsCommand: ParsableCommand {
         @Argument(help: ArgumentHelp("The job's id.", valueName: "job-id"), transform: Values.id) var id: String
 
         func run() throws {
-            try Session(global).run("jobs.retry", ["id": .string(id)]) { r in "queued again: \(JobLine.text(r))" }
+            try Session(global).run("jobs.retry", ["id": .string(id)]) { r in "queued again: \(Render.job(r))" }
         }
-    }
-}
-
-enum JobLine {
-    static func text(_ j: JSON) -> String {
-        let state = j["state"]?.stringValue ?? "?"
-        var s = "\(j["id"]?.stringValue ?? "?")  \(j["kind"]?.stringValue ?? "?")  \(state)"
-        if state == "running", let p = j["progress"]?.doubleValue { s += " \(Int(p * 100))%" }
-        s += "  sermon \(j["sermonId"]?.stringValue ?? "?")  attempts \(j["attempts"]?.int64Value ?? 0)"
-        if let e = j["lastError"]?.stringValue { s += "\n    \(state == "failed" ? "error" : "last error"): \(e)" }
-        return s
     }
 }
 
@@ -187,7 +173,7 @@ struct JobWaiter {
             case "failed":
                 throw Failure.message("job \(jobId) failed: \(job["lastError"]?.stringValue ?? "no reason given")")
             case "running":
-                if let p = job["progress"]?.doubleValue { progress.show("\(label): \(Int(p * 100))%") } else { progress.show("\(label)…") }
+                progress.show(ProgressText.job(label: label, progress: job["progress"]))
             default:
                 progress.show("\(label): queued")
             }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import TNotesCLIRender
 import TNotesClient
 import TNotesCore
 
@@ -7,7 +8,7 @@ struct NoteCommand: ParsableCommand {
         commandName: "note",
         abstract: "Add, edit and delete a sermon's notes.",
         discussion: """
-            --at is the place in the audio: seconds (754), mm:ss (12:34) or h:mm:ss (1:02:03).
+            --at is the place in the audio: seconds (754), mm:ss (12:34) or h:mm:ss (1:02:03), at most 7 days (168:00:00).
 
             Example:
               tnotes note add $SERMON --at 12:34 Manna every morning
@@ -38,12 +39,12 @@ struct NoteCommand: ParsableCommand {
         func run() throws {
             // No text: the user's editor (validate let this through only when there is one).
             let body = text.isEmpty
-                ? try Editor.edit("", help: ["The note at \(Format.offset(at)). Lines starting with # are ignored;",
+                ? try Editor.edit("", help: ["The note at \(ClockTime.format(at)). Lines starting with # are ignored;",
                                              "an empty note adds nothing."])
                 : text.joined(separator: " ")
             let p: JSON = ["sermonId": .string(sermonId), "timestamp": Values.number(at), "text": .string(body)]
             try Session(global).run("note.add", p) { r in
-                "added note \(r["id"]?.stringValue ?? "?") at \(Format.offset(r["timestamp"]?.doubleValue ?? at))"
+                "added note \(r["id"]?.stringValue ?? "?") at \(ClockTime.format(r["timestamp"]?.doubleValue ?? at))"
             }
         }
     }
@@ -82,13 +83,13 @@ struct NoteCommand: ParsableCommand {
                 // The current text, in the editor.
                 let current = try session.call("note.get", ["id": .string(noteId)])
                 let before = current["text"]?.stringValue ?? ""
-                let after = try Editor.edit(before, help: ["Note \(noteId) at \(Format.offset(current["timestamp"]?.doubleValue ?? 0)).",
+                let after = try Editor.edit(before, help: ["Note \(noteId) at \(ClockTime.format(current["timestamp"]?.doubleValue ?? 0)).",
                                                            "Lines starting with # are ignored; an empty note changes nothing."])
                 if after == before { Output.error("unchanged"); return }
                 p["text"] = .string(after)
             }
             try session.run("note.update", .object(p)) { r in
-                "updated note \(r["id"]?.stringValue ?? noteId) at \(Format.offset(r["timestamp"]?.doubleValue ?? 0))"
+                "updated note \(r["id"]?.stringValue ?? noteId) at \(ClockTime.format(r["timestamp"]?.doubleValue ?? 0))"
             }
         }
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import TNotesCLIRender
 import TNotesClient
 import TNotesCore
 
@@ -41,17 +42,15 @@ struct SearchCommand: ParsableCommand {
             var params: JSONObject = ["book": .string(book)]
             if let chapter { params["chapter"] = .int(Int64(chapter)) }
             if let verse { params["verse"] = .int(Int64(verse)) }
-            try session.run("search.byReference", .object(params)) { r in
-                let items = r["items"]?.arrayValue ?? []
-                if items.isEmpty { return "no sermon cites \(ref)" }
-                return items.map { i in
-                    let sid = i["sermonId"]?.stringValue ?? "?"
-                    let title = (try? session.call("sermon.get", ["id": .string(sid)])["title"]?.stringValue) ?? nil
-                    var at = ""
-                    if let t = (i["start"] ?? i["timestamp"])?.doubleValue { at = " [\(Format.offset(t))]" }
-                    return "\(sid)  \(title ?? "")  \(i["kind"]?.stringValue ?? "?")\(at): \(i["display"]?.stringValue ?? "")"
-                }.joined(separator: "\n")
+            let r = try session.call("search.byReference", .object(params))
+            if session.json { Output.line(r.text); return }
+            // Each hit's sermon title, read as before from sermon.get (one that cannot be read shows empty).
+            var titles: [String: String] = [:]
+            for i in r["items"]?.arrayValue ?? [] {
+                let sid = i["sermonId"]?.stringValue ?? "?"
+                if let title = (try? session.call("sermon.get", ["id": .string(sid)])["title"]?.stringValue) ?? nil { titles[sid] = title }
             }
+            Output.line(Render.referenceHits(r, ref: ref, titles: titles))
             return
         }
         var params: JSONObject = ["q": .string(words.joined(separator: " ")), "limit": .int(Int64(limit))]
@@ -61,28 +60,7 @@ struct SearchCommand: ParsableCommand {
         // A day given as --to means the whole of that day.
         if let to { params["to"] = .string(to.hasSuffix("T00:00:00.000Z") ? to.replacingSuffix("T00:00:00.000Z", "T23:59:59.999Z") : to) }
         let bold = Style.stdout.enabled
-        try session.run("search.query", .object(params)) { r in
-            let items = r["items"]?.arrayValue ?? []
-            if items.isEmpty { return "no matches" }
-            return items.map { i in
-                var at = ""
-                if let t = (i["start"] ?? i["timestamp"])?.doubleValue { at = " [\(Format.offset(t))]" }
-                var snippet = (i["snippet"]?.stringValue ?? "").split(whereSeparator: \.isNewline).joined(separator: " ")
-                snippet = Self.highlight(snippet, bold: bold)
-                return "\(i["sermonId"]?.stringValue ?? "?")  \(i["kind"]?.stringValue ?? "?")\(at)  \(snippet)"
-            }.joined(separator: "\n")
-        }
-    }
-
-    /// `**match**` markers as bold on a terminal, plain text elsewhere.
-    static func highlight(_ s: String, bold: Bool) -> String {
-        let parts = s.split(separator: "**", omittingEmptySubsequences: false)
-        var out = ""
-        for (i, part) in parts.enumerated() {
-            if i > 0 && bold { out += i % 2 == 1 ? "\u{1B}[1m" : "\u{1B}[0m" }
-            out += part
-        }
-        return out
+        try session.run("search.query", .object(params)) { Render.searchHits($0, bold: bold) }
     }
 
     /// "Romans 8:28" → ("Romans", 8, 28); "1 Cor 13" → ("1 Cor", 13, nil); "Jude" → ("Jude", nil, nil).
@@ -120,24 +98,15 @@ struct RefsCommand: ParsableCommand {
         let refs = try session.call("sermon.get", ["id": .string(sermonId)])["scriptureRefs"]?.arrayValue ?? []
         var passages: [JSON] = []
         if text {
-            for r in refs { passages.append(try session.call("scripture.text", ["ref": .string(Self.display(r)), "translation": .string(translation)])) }
+            for r in refs { passages.append(try session.call("scripture.text", ["ref": .string(Render.scriptureRef(r)), "translation": .string(translation)])) }
         }
         if global.json {
             Output.line((text ? JSON.array(passages) : JSON.array(refs)).text)
             return
         }
         if refs.isEmpty { Output.line("no scripture references"); return }
-        if !text { Output.line(refs.map(Self.display).joined(separator: "\n")); return }
-        Output.line(passages.map(VerseCommand.render).joined(separator: "\n\n"))
-    }
-
-    static func display(_ r: JSON) -> String {
-        var s = "\(r["book"]?.stringValue ?? "?") \(r["chapter"]?.int64Value ?? 0)"
-        if let v = r["verseStart"]?.int64Value {
-            s += ":\(v)"
-            if let e = r["verseEnd"]?.int64Value { s += "-\(e)" }
-        }
-        return s
+        if !text { Output.line(refs.map(Render.scriptureRef).joined(separator: "\n")); return }
+        Output.line(passages.map(Render.passage).joined(separator: "\n\n"))
     }
 }
 
@@ -161,16 +130,8 @@ struct VerseCommand: ParsableCommand {
 
     func run() throws {
         try Session(global).run("scripture.text", ["ref": .string(words.joined(separator: " ")), "translation": .string(translation)]) { r in
-            Self.render(r)
+            Render.passage(r)
         }
-    }
-
-    static func render(_ r: JSON) -> String {
-        var lines = ["\(r["reference"]?.stringValue ?? "") (\(r["translation"]?.stringValue ?? ""))"]
-        for v in r["verses"]?.arrayValue ?? [] {
-            lines.append("\(v["chapter"]?.int64Value ?? 0):\(v["verse"]?.int64Value ?? 0) \(v["text"]?.stringValue ?? "")")
-        }
-        return lines.joined(separator: "\n")
     }
 }
 

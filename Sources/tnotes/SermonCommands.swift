@@ -1,4 +1,5 @@
 import ArgumentParser
+import TNotesCLIRender
 import TNotesCore
 
 struct SermonCommand: ParsableCommand {
@@ -183,111 +184,5 @@ struct SermonCommand: ParsableCommand {
                 "deleted sermon \(r["id"]?.stringValue ?? id)"
             }
         }
-    }
-}
-
-/// Human renderings of records.
-enum Render {
-    static func sermonTable(_ items: [JSON], noteCounts: [String], style: Style) -> String {
-        var table = Table(columns: [
-            .init(title: "DATE"), .init(title: "TITLE"), .init(title: "SPEAKER"),
-            .init(title: "NOTES", align: .right), .init(title: "SYNC", style: style.state), .init(title: "ID", style: style.dim),
-        ])
-        for (i, s) in items.enumerated() {
-            var title = Format.truncate(s["title"]?.stringValue ?? "", 48)
-            if s["isArchived"]?.boolValue == true { title += " [archived]" }
-            if s["deletedAt"]?.isNull == false { title += " [deleted]" }
-            table.rows.append([
-                Format.date(s["date"]?.stringValue), title, Format.truncate(s["speaker"]?.stringValue ?? "-", 32),
-                noteCounts[i], s["syncState"]?.stringValue ?? "-", s["id"]?.stringValue ?? "",
-            ])
-        }
-        return table.render(style: style)
-    }
-
-    static func sermon(_ s: JSON, style: Style) -> String {
-        var out = [String]()
-        var heading = s["title"]?.stringValue ?? ""
-        if s["isArchived"]?.boolValue == true { heading += " [archived]" }
-        if s["deletedAt"]?.isNull == false { heading += " [deleted]" }
-        out.append(style.bold(heading))
-        out.append(String(repeating: "=", count: max(Format.width(heading), 1)))
-        var rows: [(String, String)] = [
-            ("Date", Format.date(s["date"]?.stringValue)),
-            ("Speaker", s["speaker"]?.stringValue ?? "-"),
-            ("Service", s["serviceType"]?.stringValue ?? "-"),
-            ("Status", "transcription \(style.state(s["transcriptionStatus"]?.stringValue ?? "-")), "
-                + "summary \(style.state(s["summaryStatus"]?.stringValue ?? "-"))"),
-            ("Audio", audio(s["audio"])),
-            ("Sync", style.state(s["syncState"]?.stringValue ?? "-")),
-            ("Id", s["id"]?.stringValue ?? "-"),
-            ("Created", Format.time(s["createdAt"])),
-            ("Updated", Format.time(s["updatedAt"])),
-        ]
-        if s["deletedAt"]?.isNull == false { rows.append(("Deleted", Format.time(s["deletedAt"]))) }
-        out.append(Format.fields(rows, style: style))
-
-        let notes = s["notes"]?.arrayValue ?? []
-        out.append("")
-        out.append(style.bold("Notes") + " (\(notes.count))")
-        if notes.isEmpty { out.append("  none") }
-        let stamps = notes.map { Format.offset($0["timestamp"]?.doubleValue ?? 0) }
-        let w = stamps.map(Format.width).max() ?? 0
-        for (i, n) in notes.enumerated() {
-            out.append(indented(n["text"]?.stringValue ?? "", first: "  " + style.cyan(Format.padLeft(stamps[i], w)) + "  ",
-                                rest: String(repeating: " ", count: w + 4)))
-        }
-
-        out.append("")
-        if let t = s["transcript"], !t.isNull {
-            let segments = t["segments"]?.arrayValue ?? []
-            let status = t["status"]?.stringValue ?? "-"
-            let count = segments.isEmpty ? "" : ", \(segments.count) segment\(segments.count == 1 ? "" : "s")"
-            out.append(style.bold("Transcript") + " (\(style.state(status))\(count))")
-            if segments.isEmpty {
-                out.append(indented(t["text"]?.stringValue ?? "", first: "  ", rest: "  "))
-            } else {
-                let spans = segments.map {
-                    Format.offset($0["start"]?.doubleValue ?? 0) + "–" + Format.offset($0["end"]?.doubleValue ?? 0)
-                }
-                let sw = spans.map(Format.width).max() ?? 0
-                for (i, seg) in segments.enumerated() {
-                    var text = seg["text"]?.stringValue ?? ""
-                    if let speaker = seg["speaker"]?.stringValue { text = "\(speaker): \(text)" }
-                    out.append(indented(text, first: "  " + style.cyan(Format.padRight(spans[i], sw)) + "  ",
-                                        rest: String(repeating: " ", count: sw + 4)))
-                }
-            }
-        } else {
-            out.append(style.bold("Transcript") + ": none")
-        }
-
-        out.append("")
-        if let m = s["summary"], !m.isNull {
-            let status = m["status"]?.stringValue ?? "-"
-            out.append(style.bold("Summary") + ": \(m["title"]?.stringValue ?? "") (\(m["type"]?.stringValue ?? "-"), \(style.state(status)))")
-            out.append(indented(m["text"]?.stringValue ?? "", first: "  ", rest: "  "))
-        } else {
-            out.append(style.bold("Summary") + ": none")
-        }
-        return out.joined(separator: "\n")
-    }
-
-    static func audio(_ a: JSON?) -> String {
-        guard let a, !a.isNull else { return "none" }
-        var parts = [a["fileName"]?.stringValue ?? "audio"]
-        if let size = a["sizeBytes"]?.int64Value { parts.append(Format.bytes(size)) }
-        parts.append(a["localAvailable"]?.boolValue == true ? "on this device" : "not on this device")
-        parts.append(a["uploaded"]?.boolValue == true ? "uploaded" : "not uploaded")
-        if let sha = a["sha256"]?.stringValue { parts.append("sha256 \(sha.prefix(12))…") }
-        return parts.joined(separator: ", ")
-    }
-
-    /// Multi-line text with a prefix on the first line and an indent on the rest.
-    static func indented(_ text: String, first: String, rest: String) -> String {
-        var text = Substring(text)
-        while let last = text.last, last.isWhitespace { text = text.dropLast() }
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        return lines.enumerated().map { i, l in (i == 0 ? first : rest) + l }.joined(separator: "\n")
     }
 }

@@ -1,3 +1,4 @@
+import TNotesCLIRender
 import TNotesClient
 import TNotesCore
 
@@ -38,8 +39,7 @@ final class SyncProgress: @unchecked Sendable {
         line.show("syncing…")
         while let event = try? connection.nextNotification() {
             guard let p = event["params"], p["topic"] == "sync.progress" else { continue }
-            let pushed = p["pushed"]?.int64Value ?? 0, toPush = p["toPush"]?.int64Value ?? 0, pulled = p["pulled"]?.int64Value ?? 0
-            line.show("syncing: pushed \(pushed)/\(max(toPush, pushed)), pulled \(pulled)")
+            line.show(ProgressText.sync(p))
         }
     }
 

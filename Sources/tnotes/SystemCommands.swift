@@ -1,4 +1,5 @@
 import ArgumentParser
+import TNotesCLIRender
 import TNotesClient
 import TNotesCore
 
@@ -19,23 +20,7 @@ struct StatusCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
-        try Session(global).run("daemon.status") { r in
-            let style = Style.stdout
-            let sync = r["sync"] ?? .null
-            var syncLine = style.state(sync["state"]?.stringValue ?? "-")
-            syncLine += ", \(Format.number(sync["pendingOps"])) pending, \(Format.number(sync["failedOps"])) failed"
-            if let server = sync["serverUrl"]?.stringValue { syncLine += " (\(server))" }
-            return style.bold("tnotesd \(r["version"]?.stringValue ?? "?")") + " running\n" + Format.fields([
-                ("pid", Format.number(r["pid"])),
-                ("uptime", Format.duration(seconds: r["uptimeSeconds"]?.doubleValue ?? 0)),
-                ("schema", Format.number(r["schemaVersion"])),
-                ("device", r["deviceId"]?.stringValue ?? "-"),
-                ("socket", r["socketPath"]?.stringValue ?? "-"),
-                ("data dir", r["dataDir"]?.stringValue ?? "-"),
-                ("sync", syncLine),
-                ("last sync", Format.time(sync["lastSuccessAt"], none: "never")),
-            ], style: style)
-        }
+        try Session(global).run("daemon.status") { Render.daemonStatus($0, style: .stdout) }
     }
 }
 
@@ -82,14 +67,7 @@ struct SyncCommand: ParsableCommand {
                 throw error
             }
             if global.json { Output.line(result.text); return }
-            Output.line({ (r: JSON) -> String in
-                if r["started"]?.boolValue == true { return "sync started" }
-                let conflicts = r["conflicts"]?.int64Value ?? 0
-                var line = "pushed \(Format.number(r["pushed"])), pulled \(Format.number(r["pulled"])), "
-                    + "\(conflicts) conflict\(conflicts == 1 ? "" : "s")"
-                if let rejected = r["rejected"]?.int64Value, rejected > 0 { line += ", \(rejected) rejected" }
-                return line + " in \(Format.number(r["durationMs"])) ms"
-            }(result))
+            Output.line(Render.syncResult(result))
         }
     }
 
@@ -128,32 +106,6 @@ struct SyncCommand: ParsableCommand {
         func run() throws {
             try Session(global).run("sync.status") { Render.syncStatus($0, style: .stdout) }
         }
-    }
-}
-
-extension Render {
-    static func syncStatus(_ r: JSON, style: Style) -> String {
-        var rows: [(String, String)] = [
-            ("state", style.state(r["state"]?.stringValue ?? "-")),
-            ("server", r["serverUrl"]?.stringValue ?? "-"),
-            ("pending ops", Format.number(r["pendingOps"])),
-            ("failed ops", Format.number(r["failedOps"])),
-        ]
-        if let attempt = r["attempt"]?.int64Value, attempt > 0 { rows.append(("attempt", "\(attempt)")) }
-        rows += [
-            ("next attempt", Format.time(r["nextAttemptAt"])),
-            ("last success", Format.time(r["lastSuccessAt"], none: "never")),
-            ("last error", r["lastError"]?.stringValue.map(style.red) ?? "-"),
-        ]
-        if let held = r["heldDeletes"]?.int64Value {
-            rows.append(("held", style.red("a pull would delete \(held) records; `tnotes sync confirm` allows it")))
-        }
-        if let t = r["triggers"]?.objectValue {
-            let order = ["startup", "periodic", "localChange", "network", "manual"]
-            let keys = order.filter { t[$0] != nil } + t.keys.filter { !order.contains($0) }.sorted()
-            rows.append(("triggers", keys.map { "\($0) \(Format.number(t[$0]))" }.joined(separator: ", ")))
-        }
-        return Format.fields(rows, style: style)
     }
 }
 
@@ -234,32 +186,19 @@ struct WatchCommand: ParsableCommand {
         while true {
             let message = try session.nextNotification()
             guard message["method"]?.stringValue == "event", let event = message["params"] else { continue }
-            Output.line(session.json ? event.text : Render.event(event, style: style))
+            Output.line(session.json ? event.text : Render.event(event, style: style, clock: Self.localClock()))
         }
     }
 }
 
-extension Render {
-    static func event(_ e: JSON, style: Style) -> String {
+extension WatchCommand {
+    /// The local time of day, `14:05:09`, that `tnotes watch` puts before each event.
+    static func localClock() -> String {
         var t = time_t(0)
         time(&t)
         var parts = tm()
         localtime_r(&t, &parts)
-        let clock = "\(Format.pad(Int(parts.tm_hour))):\(Format.pad(Int(parts.tm_min))):\(Format.pad(Int(parts.tm_sec)))"
-        let topic = e["topic"]?.stringValue ?? "?"
-        var fields = e.objectValue ?? [:]
-        fields["topic"] = nil
-        fields["seq"] = nil
-        var detail: String
-        if topic == "record.changed" {
-            detail = "\(fields["op"]?.stringValue ?? "?") \(fields["collection"]?.stringValue ?? "?") \(fields["id"]?.stringValue ?? "?")"
-            if let origin = fields["origin"]?.stringValue { detail += " (\(origin))" }
-        } else {
-            detail = fields.sorted { $0.key < $1.key }.map { k, v in
-                "\(k)=\(v.stringValue ?? v.text)"
-            }.joined(separator: " ")
-        }
-        return "\(style.dim(clock))  \(style.bold(topic))  \(detail)"
+        return "\(Format.pad(Int(parts.tm_hour))):\(Format.pad(Int(parts.tm_min))):\(Format.pad(Int(parts.tm_sec)))"
     }
 }
 

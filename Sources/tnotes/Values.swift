@@ -20,8 +20,18 @@ enum Values {
         return t
     }
 
-    /// A place in the audio: seconds (`754`, `754.5`), `mm:ss` (`12:34`) or `h:mm:ss` (`1:02:03`).
+    /// A place in the audio: seconds (`754`, `754.5`), `mm:ss` (`12:34`) or `h:mm:ss` (`1:02:03`), at most
+    /// seven days (contract §8.1). A larger value is refused here, as a usage error naming `--at` (exit 2),
+    /// rather than sent for the daemon to refuse: `99999999999999999999` is a bad flag value like `xx`.
     static func offset(_ text: String) throws -> Double {
+        let seconds = try unboundedOffset(text)
+        guard seconds <= ValueBounds.maxSeconds else {
+            throw BadValue("must be at most \(ClockTime.format(ValueBounds.maxSeconds)) (\(ClockTime.wholeSeconds(ValueBounds.maxSeconds)) seconds, 7 days)")
+        }
+        return seconds
+    }
+
+    private static func unboundedOffset(_ text: String) throws -> Double {
         let bad = BadValue("expected seconds, mm:ss or h:mm:ss (e.g. 754, 12:34, 1:02:03)")
         let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         guard (1...3).contains(parts.count) else { throw bad }

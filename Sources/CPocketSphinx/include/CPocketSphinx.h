@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tn_thread.h"
+
 typedef struct tn_ps_config tn_ps_config;
 typedef struct tn_ps_decoder tn_ps_decoder;
 typedef struct tn_ps_seg tn_ps_seg;

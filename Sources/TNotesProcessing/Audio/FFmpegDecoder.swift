@@ -13,9 +13,13 @@ final class FFmpegDecoder: PCMSource {
     private var bytes = [UInt8](repeating: 0, count: 8192)
     private var carry: UInt8?
     let durationSeconds: Double?
+    private let job: JobContext?
 
-    init(ffmpeg: String, path: String) throws(AudioInputError) {
+    /// ffmpeg is spawned from the job's thread and so starts at its policy and nice value (a child inherits
+    /// the spawning thread's); `job` also moves it when the job is raised.
+    init(ffmpeg: String, path: String, job: JobContext? = nil) throws(AudioInputError) {
         durationSeconds = Self.probeDuration(ffmpeg: ffmpeg, path: path)
+        self.job = job
         do {
             process = try PipedChild(executable: ffmpeg, arguments: [
                 "-nostdin", "-hide_banner", "-loglevel", "error", "-i", path, "-vn", "-f", "s16le", "-acodec", "pcm_s16le",
@@ -24,6 +28,7 @@ final class FFmpegDecoder: PCMSource {
         } catch {
             throw AudioInputError("cannot run ffmpeg: \(error)")
         }
+        job?.adopt(child: process.pid)
     }
 
     func read(into buffer: inout [Int16]) throws(AudioInputError) -> Int {
@@ -34,6 +39,8 @@ final class FFmpegDecoder: PCMSource {
             let n = process.read(into: &bytes, offset: have, count: want - have)
             if n < 0 { throw AudioInputError("reading from ffmpeg: \(String(cString: strerror(errno)))") }
             if n == 0 {
+                // Released before it is reaped: a pid once reaped may be given to another process.
+                job?.release(child: process.pid)
                 let (status, message) = process.finish()
                 if status != 0 {
                     throw AudioInputError("ffmpeg could not decode the audio (exit \(status)): \(message.isEmpty ? "no message" : message)")
@@ -48,7 +55,10 @@ final class FFmpegDecoder: PCMSource {
         return samples
     }
 
-    func close() { process.terminate() }
+    func close() {
+        job?.release(child: process.pid)
+        process.terminate()
+    }
 
     /// The length ffprobe reports (ffprobe ships beside ffmpeg), for progress; nil when unknown.
     private static func probeDuration(ffmpeg: String, path: String) -> Double? {
@@ -74,7 +84,7 @@ final class FFmpegDecoder: PCMSource {
 /// A child process whose stdout is a pipe this side reads, and whose stderr goes to an unlinked temp file
 /// (read back for the error message; a pipe could fill and stall the child).
 final class PipedChild {
-    private let pid: pid_t
+    let pid: pid_t
     private let stdoutFD: Int32
     private let stderrFD: Int32
     private var exitStatus: Int32?

@@ -22,12 +22,14 @@ public enum AudioInput {
 
     /// Opens a file for decoding: WAV is read directly (any PCM or float WAV, resampled and mixed down
     /// here); anything else goes through `ffmpeg`, which must then be installed.
-    public static func open(path: String, ffmpeg: String? = ExecutableSearch.find("ffmpeg")) throws(AudioInputError) -> any PCMSource {
+    /// With a `job`, ffmpeg runs at the job's priority and moves with it (`JobContext.raise`).
+    public static func open(path: String, ffmpeg: String? = ExecutableSearch.find("ffmpeg"),
+                            job: JobContext? = nil) throws(AudioInputError) -> any PCMSource {
         if let wav = try WAVReader.openIfWAV(path: path) { return wav }
         guard let ffmpeg else {
             throw AudioInputError("\(path) is not a WAV file, and decoding other formats needs ffmpeg (apt-get install ffmpeg)")
         }
-        return try FFmpegDecoder(ffmpeg: ffmpeg, path: path)
+        return try FFmpegDecoder(ffmpeg: ffmpeg, path: path, job: job)
     }
 }
 

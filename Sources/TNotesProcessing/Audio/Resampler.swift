@@ -17,6 +17,14 @@ final class Resampler {
         box = [Float](repeating: 0, count: max(1, Int(step.rounded(.down))))
     }
 
+    /// A sample at full scale ±1 as 16-bit PCM, clipped. Total: float WAVs hold any value (1e38 overflows
+    /// `y * 32767` to infinity, and `Int` of an infinity or NaN traps); NaN is silence.
+    static func pcm16(_ y: Float) -> Int16 {
+        let v = (y * 32767).rounded()
+        guard !v.isNaN else { return 0 }
+        return v >= 32767 ? .max : v <= -32768 ? .min : Int16(v)
+    }
+
     /// Appends the converted samples of `input` (mono, full scale ±1) to `output`.
     func process(_ input: ArraySlice<Float>, into output: inout [Int16]) {
         // Moved out for the loop (no uniqueness check per sample), moved back after.
@@ -34,7 +42,7 @@ final class Resampler {
             while nextOutput <= inputIndex {
                 let frac = Float(nextOutput - (inputIndex - 1))
                 let y = inputIndex == 0 ? filtered : previous + (filtered - previous) * frac
-                output.append(Int16(clamping: Int((y * 32767).rounded())))
+                output.append(Self.pcm16(y))
                 nextOutput += step
             }
             previous = filtered

@@ -134,12 +134,18 @@ final class WAVReader: PCMSource {
         if let resampler {
             resampler.process(mixed[...], into: &pending)
         } else {
-            for x in mixed { pending.append(Int16(clamping: Int((x * 32767).rounded()))) }
+            for x in mixed { pending.append(Resampler.pcm16(x)) }
         }
     }
 
-    /// One sample at a byte offset of `raw`, as a float in [-1, 1].
+    /// One sample at a byte offset of `raw`, as a float in [-1, 1] (integer PCM) or as the file has it (float
+    /// PCM: any bit pattern, NaN and infinities included, which `finite` makes silence).
     private func sample(at o: Int) -> Float {
+        let x = rawSample(at: o)
+        return x.isFinite ? x : 0
+    }
+
+    private func rawSample(at o: Int) -> Float {
         switch (format.encoding, format.bitsPerSample) {
         case (.integer, 8): return (Float(raw[o]) - 128) / 128
         case (.integer, 16): return Float(Int16(bitPattern: Self.le16(raw, o))) / 32768

@@ -32,6 +32,12 @@ enum CommandOutput {
                 else {
                     throw CommandRunner.Failure(description: "\(program) printed segments[\(i)] without start ≤ end and text")
                 }
+                // The bound every stored segment time meets (contract §8.1): a time past it is the engine's
+                // mistake, named here rather than as the store's refusal of the transcript.
+                guard end <= ValueBounds.maxSeconds else {
+                    throw CommandRunner.Failure(description: "\(program) printed segments[\(i)] ending at \(end) s, past "
+                                                + "\(Int(ValueBounds.maxSeconds)) s (7 days)")
+                }
                 segments.append(TimedSegment(start: start, end: end, text: t.trimmingWhitespace()))
             }
         }
@@ -47,7 +53,7 @@ public struct CommandTranscriptionEngine: TranscriptionEngine {
     public init(runner: CommandRunner) { self.runner = runner }
 
     public func transcribe(audioPath: String, job: JobContext) async throws -> TranscriptionResult {
-        let output = try await runner.run(inputPath: audioPath)
+        let output = try await runner.run(inputPath: audioPath, priority: job.priority)
         return try CommandOutput.parse(output, program: runner.argv.first ?? "command")
     }
 }

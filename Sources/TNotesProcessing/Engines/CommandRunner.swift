@@ -1,5 +1,6 @@
 import Subprocess
 import SystemPackage
+import TNotesCore
 
 /// Runs a user-configured engine (`transcribe_command`, `summarize_command`): an argv, never a shell, with
 /// the input path appended, a timeout, and a check of the exit status. A timed-out or cancelled run is
@@ -22,10 +23,11 @@ public struct CommandRunner: Sendable {
     }
 
     /// The command's standard output; throws `Failure` on a non-zero exit, a signal, a timeout or a failure to start.
-    public func run(inputPath: String) async throws -> String {
+    /// The command runs at `priority` (the job's: see `JobPriority`), set on it the moment it is started.
+    public func run(inputPath: String, priority: JobPriority = .idle) async throws -> String {
         guard let program = argv.first, !program.isEmpty else { throw PermanentJobError("the command is empty") }
         let argumentList = Array(argv.dropFirst()) + [inputPath]
-        let limit = outputLimit, tail = errorTail, timeout = self.timeout
+        let limit = outputLimit, tail = errorTail, timeoutMilliseconds = Self.milliseconds(timeout)
         let result = try await withThrowingTaskGroup(of: ExecutionResult<Void, StringOutput<UTF8>, StringOutput<UTF8>>?.self) { group in
             group.addTask {
                 let executable: Executable = program.contains("/") ? .path(FilePath(program)) : .name(program)
@@ -33,14 +35,19 @@ public struct CommandRunner: Sendable {
                 options.teardownSequence = [.gracefulShutDown(allowedDurationToNextStep: .seconds(2))]
                 let arguments = Arguments(argumentList)
                 do {
-                    return try await Subprocess.run(executable, arguments: arguments, platformOptions: options,
-                                                    output: .string(limit: limit), error: .string(limit: 4 << 20))
+                    // swift-subprocess spawns from a thread of the cooperative pool (normal priority), and offers no
+                    // hook before exec on Linux: the child is set to the job's priority as soon as it exists (a
+                    // thread it starts later inherits it).
+                    return try await Subprocess.run(executable, arguments: arguments, platformOptions: options, input: .none,
+                                                    output: .string(limit: limit), error: .string(limit: 4 << 20)) { execution in
+                        _ = priority.apply(to: execution.processIdentifier.value)
+                    }
                 } catch let error as SubprocessError {
                     throw Failure(description: "\(program): \(error)")
                 }
             }
             group.addTask {
-                try await Task.sleep(for: .milliseconds(Int(timeout * 1000)))
+                try await Task.sleep(for: .milliseconds(timeoutMilliseconds))
                 return nil
             }
             defer { group.cancelAll() }
@@ -62,6 +69,13 @@ public struct CommandRunner: Sendable {
     }
 
     static func seconds(_ s: Double) -> String {
-        s == s.rounded() ? "\(Int(s)) s" : "\(s) s"
+        // Whole numbers as such ("3600 s"); `Int(s)` would trap past Int's range (a timeout of 1e300 in the config).
+        s == s.rounded() && abs(s) < 1e15 ? "\(Int(s)) s" : "\(s) s"
+    }
+
+    /// `seconds` as whole milliseconds for a timer, clamped to 0 ... 10^15 (31,700 years: "never"), so any
+    /// configured timeout converts without trapping.
+    static func milliseconds(_ seconds: Double) -> Int {
+        ClockTime.wholeSeconds(seconds * 1000)
     }
 }

@@ -197,7 +197,8 @@ public enum SentenceSplitter {
     /// Whether `word` ends a sentence, given the word that follows it.
     static func endsSentence(_ word: String, next: String) -> Bool {
         var core = Substring(word)
-        while let c = core.last, closers.contains(c) { core = core.dropLast() }
+        // `dropLast(1)`: the argument-less `dropLast()` of a Substring is O(n) (see `Prose.sentence`).
+        while let c = core.last, closers.contains(c) { core = core.dropLast(1) }
         guard let mark = core.last else { return false }
         if mark == "!" || mark == "?" || mark == "\u{2026}" { return true }
         guard mark == "." else { return false }

@@ -211,7 +211,8 @@ public struct SermonAssistant: Sendable {
         for w in asked where !words.contains(w.word) { words.append(w.word) }
         if !words.isEmpty { return "\"" + words.joined(separator: " ") + "\"" }
         var q = Substring(question.split(whereSeparator: \.isWhitespace).joined(separator: " "))
-        while let c = q.last, c == "?" || c == "." || c == "!" { q = q.dropLast() }
+        // `dropLast(1)`: the argument-less `dropLast()` of a Substring is O(n) (see `Prose.sentence`).
+        while let c = q.last, c == "?" || c == "." || c == "!" { q = q.dropLast(1) }
         return q.isEmpty ? "your question" : "\"\(q)\""
     }
 

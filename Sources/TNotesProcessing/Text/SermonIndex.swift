@@ -95,14 +95,17 @@ enum Prose {
     /// A transcript chunk as a sentence of prose: first letter capitalised, a full stop when speech-to-text
     /// left none (unpunctuated windows), a trailing comma or dash turned into one.
     static func sentence(_ text: String) -> String {
+        // `dropLast(1)`, not `dropLast()`: on a Substring the argument-less call is Collection's, which counts
+        // the whole string each time, and these loops were quadratic in a run of trailing marks (a 100,000-
+        // character note of dashes took the summariser minutes; tnotes-fuzz-render's timeout found it).
         var s = Substring(text)
         while let c = s.last, c.isWhitespace || c == "," || c == ";" || c == ":" || c == "-" || c == "\u{2014}" {
-            s = s.dropLast()
+            s = s.dropLast(1)
         }
         guard let first = s.first else { return "" }
         var out = first.isLowercase ? first.uppercased() + s.dropFirst() : String(s)
         var core = Substring(out)
-        while let c = core.last, "\"')]\u{201D}\u{2019}".contains(c) { core = core.dropLast() }
+        while let c = core.last, "\"')]\u{201D}\u{2019}".contains(c) { core = core.dropLast(1) }
         if let c = core.last, !".!?\u{2026}".contains(c) { out += "." }
         return out
     }

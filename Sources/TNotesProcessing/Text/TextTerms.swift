@@ -48,7 +48,7 @@ enum TextTerms {
     /// One lowercased word → its term, or nil when it carries no content.
     private static func term(_ raw: String, dropping extra: Set<String>) -> String? {
         var w = Substring(raw)
-        while w.last == "'" { w = w.dropLast() }
+        while w.last == "'" { w = w.dropLast(1) }  // not `dropLast()`: O(n) on a Substring (`Prose.sentence`)
         guard !w.isEmpty else { return nil }
         if stopWords.contains(String(w)) || extra.contains(String(w)) { return nil }
         if w.hasSuffix("'s") { w = w.dropLast(2) }

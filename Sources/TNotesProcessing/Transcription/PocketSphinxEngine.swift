@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// The built-in engine: CMU PocketSphinx from Debian, with the US English model of `pocketsphinx-en-us`.
-/// Offline; nothing is downloaded. Decoding runs on a low-priority thread of its own.
+/// Offline; nothing is downloaded. Decoding runs on a thread of its own at the job's priority (`JobPriority`).
 public struct PocketSphinxEngine: TranscriptionEngine {
     public static let defaultModelDirectory = "/usr/share/pocketsphinx/model/en-us"
     public let name = "pocketsphinx"
@@ -17,8 +17,8 @@ public struct PocketSphinxEngine: TranscriptionEngine {
 
     public func transcribe(audioPath: String, job: JobContext) async throws -> TranscriptionResult {
         let model = modelDirectory
-        return try await LowPriorityThread.run("tnotes-asr") {
-            let source = try AudioInput.open(path: audioPath)
+        return try await LowPriorityThread.run("tnotes-asr", job: job) {
+            let source = try AudioInput.open(path: audioPath, job: job)
             defer { source.close() }
             let decoder = try PocketSphinxDecoder(modelDirectory: model)
             defer { decoder.release() }

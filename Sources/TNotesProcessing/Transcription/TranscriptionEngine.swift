@@ -1,6 +1,10 @@
 import Synchronization
 import TNotesCore
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What a transcription produced: the whole text and its timed segments (seconds into the audio).
 public struct TranscriptionResult: Sendable, Equatable {
     public var text: String
@@ -20,15 +24,31 @@ public protocol TranscriptionEngine: Sendable {
     func transcribe(audioPath: String, job: JobContext) async throws -> TranscriptionResult
 }
 
-/// Shared between the worker and a running job: cancellation in, progress out.
+/// Shared between the worker and a running job: cancellation and priority in, progress out.
 public final class JobContext: Sendable {
     private let cancelled = Atomic<Bool>(false)
     private let cancelSignal = WakeSignal()
     private let onProgress: @Sendable (Double) -> Void
+    private let priorityState: JobPriorityState
 
-    public init(onProgress: @escaping @Sendable (Double) -> Void = { _ in }) {
+    public init(priority: JobPriority = .idle, onProgress: @escaping @Sendable (Double) -> Void = { _ in }) {
         self.onProgress = onProgress
+        self.priorityState = JobPriorityState(priority)
     }
+
+    /// The priority the job's threads and processes run at now.
+    public var priority: JobPriority { priorityState.priority }
+
+    /// Moves the running job, its threads and the processes it started, to `priority` (a person asked for a
+    /// job the daemon had queued on its own). False when the kernel refused (leaving SCHED_IDLE needs
+    /// CAP_SYS_NICE): the job then goes on where it was, and work it starts from now on gets `priority`.
+    @discardableResult
+    public func raise(to priority: JobPriority) -> Bool { priorityState.raise(to: priority) }
+
+    func enter(thread tid: pid_t) { priorityState.enter(thread: tid) }
+    func leave(thread tid: pid_t) { priorityState.leave(thread: tid) }
+    func adopt(child pid: pid_t) { priorityState.adopt(child: pid) }
+    func release(child pid: pid_t) { priorityState.release(child: pid) }
 
     public var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
     public func cancel() {

@@ -1,0 +1,319 @@
+import TNotesCore
+
+/// Human renderings of what the daemon returns. Each is a pure, total function of its JSON (contract §8.1):
+/// a record may hold any value a stored record can hold (a note at 1e19 seconds, a segment ending before it
+/// starts, a megabyte title, a field missing or of the wrong type), and it prints; a field of the wrong type
+/// reads as missing.
+public enum Render {
+    /// `tnotes sermon list`: one row per sermon; `noteCounts[i]` is the i-th sermon's count of notes (a
+    /// missing count shows as `-`).
+    public static func sermonTable(_ items: [JSON], noteCounts: [String], style: Style) -> String {
+        var table = Table(columns: [
+            .init(title: "DATE"), .init(title: "TITLE"), .init(title: "SPEAKER"),
+            .init(title: "NOTES", align: .right), .init(title: "SYNC", style: style.state), .init(title: "ID", style: style.dim),
+        ])
+        for (i, s) in items.enumerated() {
+            var title = Format.truncate(s["title"]?.stringValue ?? "", 48)
+            if s["isArchived"]?.boolValue == true { title += " [archived]" }
+            if s["deletedAt"]?.isNull == false { title += " [deleted]" }
+            table.rows.append([
+                Format.date(s["date"]?.stringValue), title, Format.truncate(s["speaker"]?.stringValue ?? "-", 32),
+                i < noteCounts.count ? noteCounts[i] : "-", s["syncState"]?.stringValue ?? "-", s["id"]?.stringValue ?? "",
+            ])
+        }
+        return table.render(style: style)
+    }
+
+    /// `tnotes sermon show`: details, notes, transcript and summary of a `sermon.get` result.
+    public static func sermon(_ s: JSON, style: Style) -> String {
+        var out = [String]()
+        var heading = s["title"]?.stringValue ?? ""
+        if s["isArchived"]?.boolValue == true { heading += " [archived]" }
+        if s["deletedAt"]?.isNull == false { heading += " [deleted]" }
+        out.append(style.bold(heading))
+        out.append(String(repeating: "=", count: max(Format.width(heading), 1)))
+        var rows: [(String, String)] = [
+            ("Date", Format.date(s["date"]?.stringValue)),
+            ("Speaker", s["speaker"]?.stringValue ?? "-"),
+            ("Service", s["serviceType"]?.stringValue ?? "-"),
+            ("Status", "transcription \(style.state(s["transcriptionStatus"]?.stringValue ?? "-")), "
+                + "summary \(style.state(s["summaryStatus"]?.stringValue ?? "-"))"),
+            ("Audio", audio(s["audio"])),
+            ("Sync", style.state(s["syncState"]?.stringValue ?? "-")),
+            ("Id", s["id"]?.stringValue ?? "-"),
+            ("Created", Format.time(s["createdAt"])),
+            ("Updated", Format.time(s["updatedAt"])),
+        ]
+        if s["deletedAt"]?.isNull == false { rows.append(("Deleted", Format.time(s["deletedAt"]))) }
+        out.append(Format.fields(rows, style: style))
+
+        let notes = s["notes"]?.arrayValue ?? []
+        out.append("")
+        out.append(style.bold("Notes") + " (\(notes.count))")
+        if notes.isEmpty { out.append("  none") }
+        let stamps = notes.map { ClockTime.format($0["timestamp"]?.doubleValue ?? 0) }
+        let w = stamps.map(Format.width).max() ?? 0
+        for (n, stamp) in zip(notes, stamps) {
+            out.append(indented(n["text"]?.stringValue ?? "", first: "  " + style.cyan(Format.padLeft(stamp, w)) + "  ",
+                                rest: String(repeating: " ", count: w + 4)))
+        }
+
+        out.append("")
+        if let t = s["transcript"], !t.isNull {
+            let segments = t["segments"]?.arrayValue ?? []
+            let status = t["status"]?.stringValue ?? "-"
+            let count = segments.isEmpty ? "" : ", \(segments.count) segment\(segments.count == 1 ? "" : "s")"
+            out.append(style.bold("Transcript") + " (\(style.state(status))\(count))")
+            if segments.isEmpty {
+                out.append(indented(t["text"]?.stringValue ?? "", first: "  ", rest: "  "))
+            } else {
+                // A segment that ends before it starts is shown as stored: the times are labels, no range.
+                let spans = segments.map {
+                    ClockTime.format($0["start"]?.doubleValue ?? 0) + "–" + ClockTime.format($0["end"]?.doubleValue ?? 0)
+                }
+                let sw = spans.map(Format.width).max() ?? 0
+                for (seg, span) in zip(segments, spans) {
+                    var text = seg["text"]?.stringValue ?? ""
+                    if let speaker = seg["speaker"]?.stringValue { text = "\(speaker): \(text)" }
+                    out.append(indented(text, first: "  " + style.cyan(Format.padRight(span, sw)) + "  ",
+                                        rest: String(repeating: " ", count: sw + 4)))
+                }
+            }
+        } else {
+            out.append(style.bold("Transcript") + ": none")
+        }
+
+        out.append("")
+        if let m = s["summary"], !m.isNull {
+            let status = m["status"]?.stringValue ?? "-"
+            out.append(style.bold("Summary") + ": \(m["title"]?.stringValue ?? "") (\(m["type"]?.stringValue ?? "-"), \(style.state(status)))")
+            out.append(indented(m["text"]?.stringValue ?? "", first: "  ", rest: "  "))
+        } else {
+            out.append(style.bold("Summary") + ": none")
+        }
+        return out.joined(separator: "\n")
+    }
+
+    /// A sermon's audio on one line: name, size, where it is, its digest's start.
+    public static func audio(_ a: JSON?) -> String {
+        guard let a, !a.isNull else { return "none" }
+        var parts = [a["fileName"]?.stringValue ?? "audio"]
+        if let size = a["sizeBytes"]?.int64Value { parts.append(Format.bytes(size)) }
+        parts.append(a["localAvailable"]?.boolValue == true ? "on this device" : "not on this device")
+        parts.append(a["uploaded"]?.boolValue == true ? "uploaded" : "not uploaded")
+        if let sha = a["sha256"]?.stringValue { parts.append("sha256 \(sha.prefix(12))…") }
+        return parts.joined(separator: ", ")
+    }
+
+    /// Multi-line text with a prefix on the first line and an indent on the rest.
+    public static func indented(_ text: String, first: String, rest: String) -> String {
+        var text = Substring(text)
+        // `dropLast(1)`, not `dropLast()`: the argument-less call on a Substring is Collection's, which counts
+        // the whole text each time (quadratic: a note of 100,000 spaces took `sermon show` minutes).
+        while let last = text.last, last.isWhitespace { text = text.dropLast(1) }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        return lines.enumerated().map { i, l in (i == 0 ? first : rest) + l }.joined(separator: "\n")
+    }
+
+    /// `tnotes status`: a `daemon.status` result.
+    public static func daemonStatus(_ r: JSON, style: Style) -> String {
+        let sync = r["sync"] ?? .null
+        var syncLine = style.state(sync["state"]?.stringValue ?? "-")
+        syncLine += ", \(Format.number(sync["pendingOps"])) pending, \(Format.number(sync["failedOps"])) failed"
+        if let server = sync["serverUrl"]?.stringValue { syncLine += " (\(server))" }
+        return style.bold("tnotesd \(r["version"]?.stringValue ?? "?")") + " running\n" + Format.fields([
+            ("pid", Format.number(r["pid"])),
+            ("uptime", ClockTime.duration(r["uptimeSeconds"]?.doubleValue ?? 0)),
+            ("schema", Format.number(r["schemaVersion"])),
+            ("device", r["deviceId"]?.stringValue ?? "-"),
+            ("socket", r["socketPath"]?.stringValue ?? "-"),
+            ("data dir", r["dataDir"]?.stringValue ?? "-"),
+            ("sync", syncLine),
+            ("last sync", Format.time(sync["lastSuccessAt"], none: "never")),
+        ], style: style)
+    }
+
+    /// `tnotes sync status`: a `sync.status` result.
+    public static func syncStatus(_ r: JSON, style: Style) -> String {
+        var rows: [(String, String)] = [
+            ("state", style.state(r["state"]?.stringValue ?? "-")),
+            ("server", r["serverUrl"]?.stringValue ?? "-"),
+            ("pending ops", Format.number(r["pendingOps"])),
+            ("failed ops", Format.number(r["failedOps"])),
+        ]
+        if let attempt = r["attempt"]?.int64Value, attempt > 0 { rows.append(("attempt", "\(attempt)")) }
+        rows += [
+            ("next attempt", Format.time(r["nextAttemptAt"])),
+            ("last success", Format.time(r["lastSuccessAt"], none: "never")),
+            ("last error", r["lastError"]?.stringValue.map(style.red) ?? "-"),
+        ]
+        if let held = r["heldDeletes"]?.int64Value {
+            rows.append(("held", style.red("a pull would delete \(held) records; `tnotes sync confirm` allows it")))
+        }
+        if let t = r["triggers"]?.objectValue {
+            let order = ["startup", "periodic", "localChange", "network", "manual"]
+            let keys = order.filter { t[$0] != nil } + t.keys.filter { !order.contains($0) }.sorted()
+            rows.append(("triggers", keys.map { "\($0) \(Format.number(t[$0]))" }.joined(separator: ", ")))
+        }
+        return Format.fields(rows, style: style)
+    }
+
+    /// `tnotes sync`: a `sync.now` result.
+    public static func syncResult(_ r: JSON) -> String {
+        if r["started"]?.boolValue == true { return "sync started" }
+        let conflicts = r["conflicts"]?.int64Value ?? 0
+        var line = "pushed \(Format.number(r["pushed"])), pulled \(Format.number(r["pulled"])), "
+            + "\(conflicts) conflict\(conflicts == 1 ? "" : "s")"
+        if let rejected = r["rejected"]?.int64Value, rejected > 0 { line += ", \(rejected) rejected" }
+        return line + " in \(Format.number(r["durationMs"])) ms"
+    }
+
+    /// `tnotes watch`: one event, after `clock` (the local time it arrived, which the caller reads: the
+    /// renderer stays a function of its arguments).
+    public static func event(_ e: JSON, style: Style, clock: String) -> String {
+        let topic = e["topic"]?.stringValue ?? "?"
+        var fields = e.objectValue ?? [:]
+        fields["topic"] = nil
+        fields["seq"] = nil
+        var detail: String
+        if topic == "record.changed" {
+            detail = "\(fields["op"]?.stringValue ?? "?") \(fields["collection"]?.stringValue ?? "?") \(fields["id"]?.stringValue ?? "?")"
+            if let origin = fields["origin"]?.stringValue { detail += " (\(origin))" }
+        } else {
+            detail = fields.sorted { $0.key < $1.key }.map { k, v in
+                "\(k)=\(v.stringValue ?? v.text)"
+            }.joined(separator: " ")
+        }
+        return "\(style.dim(clock))  \(style.bold(topic))  \(detail)"
+    }
+
+    /// A job on one line (two with its last error), as `tnotes jobs` lists it.
+    public static func job(_ j: JSON) -> String {
+        let state = j["state"]?.stringValue ?? "?"
+        var s = "\(j["id"]?.stringValue ?? "?")  \(j["kind"]?.stringValue ?? "?")  \(state)"
+        if state == "running", let p = j["progress"]?.doubleValue { s += " \(ProgressText.percent(p))%" }
+        s += "  sermon \(j["sermonId"]?.stringValue ?? "?")  attempts \(j["attempts"]?.int64Value ?? 0)"
+        if let e = j["lastError"]?.stringValue { s += "\n    \(state == "failed" ? "error" : "last error"): \(e)" }
+        return s
+    }
+
+    /// `tnotes jobs`: a `jobs.list` result.
+    public static func jobs(_ r: JSON) -> String {
+        let jobs = r.arrayValue ?? []
+        if jobs.isEmpty { return "no jobs" }
+        return jobs.map(job).joined(separator: "\n")
+    }
+
+    /// `tnotes conflicts`: a `conflicts.list` result (`all`: resolved ones were asked for too).
+    public static func conflicts(_ r: JSON, all: Bool) -> String {
+        let items = r.arrayValue ?? []
+        if items.isEmpty { return all ? "no conflicts" : "no open conflicts" }
+        var lines = [String]()
+        for c in items {
+            let kind = String((c["collection"]?.stringValue ?? "record").dropLast())
+            lines.append("\(c["id"]?.stringValue ?? "?")  \(c["state"]?.stringValue ?? "?")  \(kind) "
+                         + "\(c["recordId"]?.stringValue ?? "?") · \(c["field"]?.stringValue ?? "?")")
+            lines.append("    this device: \(conflictText(c["local"]))")
+            lines.append("    other:       \(conflictText(c["remote"]))")
+            lines.append("    now:         \(conflictText(c["merged"]))")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// One version of a conflicted text on one line, at most 100 characters.
+    public static func conflictText(_ v: JSON?) -> String { Format.oneLine(v?.stringValue ?? "") }
+
+    /// `tnotes history ID`: the versions `history.list` holds of one record (of `collection`), newest first;
+    /// nil `found` when this device holds none.
+    public static func history(id: String, found: (collection: String, items: [JSON])?) -> String {
+        guard let found else { return "no earlier versions of \(id) on this device" }
+        var lines = ["\(found.collection.dropLast()) \(id): \(found.items.count) earlier version\(found.items.count == 1 ? "" : "s"), newest first"]
+        for item in found.items {
+            let record = item["record"] ?? .null
+            let replaced = item["replacedAt"]?.stringValue ?? "?"
+            let reason = item["reason"]?.stringValue ?? "?"
+            lines.append("")
+            lines.append("  \(item["updatedAt"]?.stringValue ?? "?")  from \(item["deviceId"]?.stringValue ?? "?")")
+            lines.append("    replaced \(replaced) (\(historyReason(reason)))")
+            lines.append("    \(historySummary(record))")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Why a version was replaced, in words.
+    public static func historyReason(_ reason: String) -> String {
+        switch reason {
+        case "edit": return "edited here"
+        case "delete": return "deleted here"
+        case "remote": return "another device's version arrived"
+        case "merge": return "merged with another device's edit"
+        case "restore": return "an older version was restored"
+        default: return reason
+        }
+    }
+
+    /// One line that tells a version apart: its text, or its title.
+    public static func historySummary(_ record: JSON) -> String {
+        var parts = [String]()
+        if record["deletedAt"]?.stringValue != nil { parts.append("[deleted]") }
+        if let title = record["title"]?.stringValue { parts.append(title) }
+        if let text = record["text"]?.stringValue { parts.append(text) }
+        return Format.oneLine(parts.joined(separator: " — "))
+    }
+
+    /// `tnotes search WORDS`: a `search.query` result; `bold` turns the `**match**` markers into bold.
+    public static func searchHits(_ r: JSON, bold: Bool) -> String {
+        let items = r["items"]?.arrayValue ?? []
+        if items.isEmpty { return "no matches" }
+        return items.map { i in
+            var at = ""
+            if let t = (i["start"] ?? i["timestamp"])?.doubleValue { at = " [\(ClockTime.format(t))]" }
+            var snippet = (i["snippet"]?.stringValue ?? "").split(whereSeparator: \.isNewline).joined(separator: " ")
+            snippet = highlight(snippet, bold: bold)
+            return "\(i["sermonId"]?.stringValue ?? "?")  \(i["kind"]?.stringValue ?? "?")\(at)  \(snippet)"
+        }.joined(separator: "\n")
+    }
+
+    /// `tnotes search --ref PASSAGE`: a `search.byReference` result; `titles` maps a sermon id to its title
+    /// (one the caller could not read is left out and shows empty).
+    public static func referenceHits(_ r: JSON, ref: String, titles: [String: String]) -> String {
+        let items = r["items"]?.arrayValue ?? []
+        if items.isEmpty { return "no sermon cites \(ref)" }
+        return items.map { i in
+            let sid = i["sermonId"]?.stringValue ?? "?"
+            var at = ""
+            if let t = (i["start"] ?? i["timestamp"])?.doubleValue { at = " [\(ClockTime.format(t))]" }
+            return "\(sid)  \(titles[sid] ?? "")  \(i["kind"]?.stringValue ?? "?")\(at): \(i["display"]?.stringValue ?? "")"
+        }.joined(separator: "\n")
+    }
+
+    /// `**match**` markers as bold on a terminal, plain text elsewhere.
+    public static func highlight(_ s: String, bold: Bool) -> String {
+        let parts = s.split(separator: "**", omittingEmptySubsequences: false)
+        var out = ""
+        for (i, part) in parts.enumerated() {
+            if i > 0 && bold { out += i % 2 == 1 ? "\u{1B}[1m" : "\u{1B}[0m" }
+            out += part
+        }
+        return out
+    }
+
+    /// A scripture reference record as people write it: `John 3:16-18`.
+    public static func scriptureRef(_ r: JSON) -> String {
+        var s = "\(r["book"]?.stringValue ?? "?") \(r["chapter"]?.int64Value ?? 0)"
+        if let v = r["verseStart"]?.int64Value {
+            s += ":\(v)"
+            if let e = r["verseEnd"]?.int64Value { s += "-\(e)" }
+        }
+        return s
+    }
+
+    /// `tnotes verse`: a `scripture.text` result, one verse a line.
+    public static func passage(_ r: JSON) -> String {
+        var lines = ["\(r["reference"]?.stringValue ?? "") (\(r["translation"]?.stringValue ?? ""))"]
+        for v in r["verses"]?.arrayValue ?? [] {
+            lines.append("\(v["chapter"]?.int64Value ?? 0):\(v["verse"]?.int64Value ?? 0) \(v["text"]?.stringValue ?? "")")
+        }
+        return lines.joined(separator: "\n")
+    }
+}

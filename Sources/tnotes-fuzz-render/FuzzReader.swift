@@ -1,0 +1,54 @@
+/// The fuzzer's bytes read as a sequence of choices. Every read is total: past the end each read gives 0,
+/// and 0 is always the plainest choice (no more items, the first pool entry, "not rare"), so any input,
+/// including the empty one, makes a small well-formed record and every loop over a count ends.
+struct FuzzReader {
+    private let bytes: [UInt8]
+    private var position = 0
+    /// Characters that long strings may still add for this input (`RecordGenerator.long`). The renderers are
+    /// linear or close to it, but all of them together over a 100 kB text take about ten milliseconds, a
+    /// hundred small inputs' time: set by the generator's first choice, so that most inputs stay small (two
+    /// labels past the 1,000-character bound) and one in 64 holds a text at the 100,000-character bound,
+    /// at the 100,000-inputs-a-minute rate scripts/fuzz.sh reports.
+    var longBudget = 0
+
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    var isExhausted: Bool { position >= bytes.count }
+
+    mutating func byte() -> UInt8 {
+        guard position < bytes.count else { return 0 }
+        defer { position += 1 }
+        return bytes[position]
+    }
+
+    /// A number in 0..<n (n ≥ 1).
+    mutating func below(_ n: Int) -> Int {
+        n <= 1 ? 0 : (n <= 256 ? Int(byte()) % n : Int(u16()) % n)
+    }
+
+    /// True about once in `n` reads; false when the bytes have run out.
+    mutating func rare(_ n: Int) -> Bool {
+        below(n) == n - 1
+    }
+
+    mutating func bool() -> Bool { byte() & 1 == 1 }
+
+    mutating func u16() -> UInt16 { UInt16(byte()) << 8 | UInt16(byte()) }
+
+    mutating func u64() -> UInt64 {
+        var v: UInt64 = 0
+        for _ in 0..<8 { v = v << 8 | UInt64(byte()) }
+        return v
+    }
+
+    mutating func pick<T>(_ pool: [T]) -> T { pool[below(pool.count)] }
+
+    /// The next `n` bytes as they are (fewer at the end).
+    mutating func raw(_ n: Int) -> ArraySlice<UInt8> {
+        let end = min(bytes.count, position + n)
+        defer { position = max(position, end) }
+        return position < end ? bytes[position..<end] : []
+    }
+}

@@ -1,0 +1,265 @@
+import TNotesCLIRender
+import TNotesCore
+import TNotesFuzzSupport
+import TNotesProcessing
+import TNotesScripture
+import TNotesServer
+
+// libFuzzer target over every renderer of stored records (issue #49, contract §8.1 "every renderer is total"):
+// an input becomes a sermon with notes, transcript, summary and chat as `sermon.get` returns them, and a
+// publication snapshot as a server stores it (`RecordGenerator`), with the values that once trapped (a note at
+// 1e19 seconds, `Int(seconds)`), and goes through
+// - the public page and its JSON (`PublicPageRenderer`, the server's one path for `/p/{id}` and `.json`);
+// - the CLI's renderers (`TNotesCLIRender`: `sermon show`/`list`, Markdown and JSON export, search and
+//   reference hits, jobs, history, conflicts, status lines, progress lines), with and without colour;
+// - the extractive summariser (every type) and the assistant over the sermon's text as the job worker loads
+//   it, the scripture scan over every text, and `ClockTime` over every time.
+// None may trap. Checked besides: the page has no markup but its template's, the page's JSON and the JSON
+// export parse and keep the texts exactly, coloured output is plain output plus escape codes, and scripture
+// matches lie inside their text and parse back to themselves.
+//
+// Fuzz:   FUZZ_SECONDS=60 scripts/fuzz.sh (coverage build, no ASan: see there)
+// Replay: tnotes-fuzz-render FILE… (a normal build replays the committed corpus, Tests/Fuzz/corpus-render)
+
+func runOne(_ bytes: [UInt8]) {
+    let scenario = RecordGenerator.scenario(bytes)
+    let fields = Fields(scenario)
+    renderPage(scenario)
+    renderCLI(scenario, fields)
+    process(scenario)
+    scanScripture(fields)
+    for n in fields.numbers { if let d = n.doubleValue { checkClock(d) } }
+    for d in Values.nonFinite { checkClock(d) }
+}
+
+// MARK: the public page
+
+func renderPage(_ s: Scenario) {
+    let publicId = s.sermon["publication"]?["publicId"]?.stringValue ?? "Ab3dE5gH7jK9mN2p"
+    let html = PublicPageRenderer.html(publicId: publicId, snapshot: s.snapshot, parts: s.parts, publishedAt: s.publishedAt)
+    checkMarkup(html)
+
+    let text = PublicPageRenderer.json(publicId: publicId, snapshot: s.snapshot, parts: s.parts, publishedAt: s.publishedAt)
+    guard let page = try? JSON.parse(text), case .object(let o) = page else {
+        preconditionFailure("the public page's JSON does not parse")
+    }
+    precondition(o["publicId"]?.stringValue == publicId && o["publishedAt"]?.stringValue == s.publishedAt,
+                 "the public page's JSON changed a string it was given")
+    precondition(o["title"]?.stringValue == (s.snapshot["title"]?.stringValue ?? "Untitled sermon"),
+                 "the public page's JSON changed the title")
+    // Notes: every one with text, in time order (one without a time as at 0); none when they are not shown.
+    let wanted = s.parts?.arrayValue.map { $0.compactMap(\.stringValue) } ?? ["notes", "summary"]
+    let given = wanted.contains("notes") ? (s.snapshot["notes"]?.arrayValue ?? []).filter { $0["text"]?.stringValue != nil } : []
+    let shown = o["notes"]?.arrayValue ?? []
+    precondition(shown.count == given.count, "the public page's JSON lost or invented a note")
+    var last = -Double.infinity
+    for n in shown {
+        let t = n["timestamp"]?.doubleValue ?? 0
+        precondition(t >= last, "the public page's notes are not in time order")
+        last = t
+    }
+}
+
+/// Every `<` of the page opens one of its template's tags: a stored value is always escaped text, never markup
+/// (a note's `</script><script>` shows as those characters).
+func checkMarkup(_ page: String) {
+    var page = page
+    page.withUTF8 { b in
+        var i = 0
+        while i < b.count {
+            defer { i += 1 }
+            guard b[i] == UInt8(ascii: "<") else { continue }
+            var j = i + 1
+            if j < b.count, b[j] == UInt8(ascii: "/") { j += 1 }
+            let start = j
+            while j < b.count, b[j] == UInt8(ascii: "!") || (b[j] | 0x20 >= 0x61 && b[j] | 0x20 <= 0x7A) || (b[j] >= 0x30 && b[j] <= 0x39) { j += 1 }
+            let name = String(decoding: b[start..<j], as: UTF8.self)
+            precondition(pageTags.contains(name), "the public page has markup its template does not: <\(name)")
+        }
+    }
+}
+
+let pageTags: Set<String> = [
+    "!DOCTYPE", "html", "head", "meta", "title", "style", "body", "article", "header", "h1", "h2", "p", "time",
+    "section", "ol", "li", "span", "div", "footer",
+]
+
+// MARK: the CLI
+
+func renderCLI(_ s: Scenario, _ f: Fields) {
+    let sermon = JSON.object(s.sermon)
+    let others = f.sermonRows
+    let chat = JSON.array(s.chats.map { .object($0) })
+    for enabled in [false, true] {
+        let style = Style(enabled: enabled)
+        let shown = Render.sermon(sermon, style: style)
+        let table = Render.sermonTable(others, noteCounts: f.noteCounts, style: style)
+        let status = Render.daemonStatus(f.daemonStatus, style: style) + Render.daemonStatus(sermon, style: style)
+        let sync = Render.syncStatus(f.syncStatus, style: style) + Render.syncStatus(sermon, style: style)
+        let event = Render.event(f.event, style: style, clock: f.text(0)) + Render.event(sermon, style: style, clock: "")
+        let fields = Format.fields(f.texts.prefix(4).map { ($0, $0) }, style: style, indent: f.text(1))
+        if enabled {
+            // Colour only adds escape codes: the same text with them taken out.
+            precondition(strippingEscapes(shown) == strippingEscapes(plain.shown), "`sermon show` differs in colour")
+            precondition(strippingEscapes(table) == strippingEscapes(plain.table), "`sermon list` differs in colour")
+            precondition(strippingEscapes(status + sync + event + fields)
+                         == strippingEscapes(plain.status + plain.sync + plain.event + plain.fields), "status lines differ in colour")
+        } else {
+            plain = (shown, table, status, sync, event, fields)
+            // The heading is the title (as stored, whatever it holds).
+            if let title = s.sermon["title"]?.stringValue {
+                precondition(shown.utf8.starts(with: title.utf8), "`sermon show` does not start with the title")
+            }
+        }
+    }
+    for bold in [false, true] {
+        _ = Render.searchHits(f.searchResult, bold: bold)
+        _ = Render.searchHits(sermon, bold: bold)
+    }
+    _ = Render.referenceHits(f.referenceResult, ref: f.text(2), titles: f.titles)
+    _ = Render.referenceHits(sermon, ref: "", titles: [:])
+    _ = Render.jobs(f.jobs)
+    _ = Render.jobs(sermon)
+    _ = Render.conflicts(f.conflicts, all: true)
+    _ = Render.conflicts(sermon, all: false)
+    _ = Render.history(id: f.text(0), found: ("notes", f.history))
+    _ = Render.history(id: "", found: ("", [sermon]))
+    _ = Render.history(id: "", found: nil)
+    _ = Render.syncResult(f.syncResult)
+    _ = Render.syncResult(sermon)
+    _ = Render.passage(f.passage)
+    _ = Render.passage(sermon)
+    _ = Render.audio(s.sermon["audio"])
+    for r in s.sermon["scriptureRefs"]?.arrayValue ?? [] { _ = Render.scriptureRef(r) }
+    // Every text through the small formatters (the renderers above pass most of them some of the texts).
+    for (i, t) in f.texts.enumerated() {
+        _ = Render.highlight(t, bold: i % 2 == 0)
+        _ = Render.historyReason(t)
+        _ = Render.conflictText(.string(t))
+        _ = Format.date(t)
+        _ = Format.time(.string(t))
+        _ = Render.indented(t, first: "- ", rest: "  ")
+    }
+
+    // Progress lines, with every number the records hold as a count, total, rate or fraction.
+    _ = ProgressText.sync(f.syncProgress)
+    _ = ProgressText.sync(sermon)
+    for (i, n) in f.numbers.enumerated() {
+        let d = n.doubleValue ?? 0
+        let count = Format.clampedInt(d), total = Format.clampedInt(f.number(i + 1).doubleValue ?? 0)
+        _ = ProgressText.counter(label: f.text(i), count: count, total: total, elapsedSeconds: d)
+        _ = ProgressText.counter(label: "", count: Int.max, total: Int.min, elapsedSeconds: d)
+        _ = ProgressText.job(label: "transcribing", progress: n)
+        _ = ProgressText.percent(d)
+        _ = Format.number(n)
+        _ = Format.truncate(f.text(i), count)
+        _ = Format.padLeft(f.text(i), Format.clampedInt(d.magnitude.truncatingRemainder(dividingBy: 200)))
+        if let i64 = n.int64Value { _ = Format.bytes(i64) }
+    }
+    for v in Values.integers { _ = Format.bytes(v) }
+    for d in Values.nonFinite { _ = ProgressText.percent(d); _ = Format.clampedInt(d) }
+
+    // Export: Markdown and JSON.
+    let markdown = SermonExport.markdown(sermon)
+    precondition(markdown.hasPrefix("---\ntitle: "), "the Markdown export lost its front matter")
+    _ = SermonExport.fileName(sermon)
+    let exported = SermonExport.json(sermon, chat: chat)
+    guard let back = try? JSON.parse(exported), case .object(let o) = back else {
+        preconditionFailure("the JSON export does not parse")
+    }
+    precondition(o["chat"]?.arrayValue?.count == s.chats.count, "the JSON export lost chat messages")
+    precondition(o["title"]?.stringValue == s.sermon["title"]?.stringValue, "the JSON export changed the title")
+    precondition(o["notes"]?.arrayValue?.count == s.sermon["notes"]?.arrayValue?.count, "the JSON export lost notes")
+}
+
+/// The plain (uncoloured) outputs of the last `renderCLI` pass, which the coloured pass is compared with.
+nonisolated(unsafe) var plain = (shown: "", table: "", status: "", sync: "", event: "", fields: "")
+
+/// `s` without ANSI SGR sequences (`ESC [ digits ; … m`), the only codes `Style` writes. Text a user stored
+/// may hold such sequences too; they go in both outputs alike.
+func strippingEscapes(_ s: String) -> [UInt8] {
+    var out = [UInt8]()
+    out.reserveCapacity(s.utf8.count)
+    let b = Array(s.utf8)
+    var i = 0
+    while i < b.count {
+        if b[i] == 0x1B, i + 1 < b.count, b[i + 1] == UInt8(ascii: "[") {
+            var j = i + 2
+            while j < b.count, (b[j] >= 0x30 && b[j] <= 0x39) || b[j] == UInt8(ascii: ";") { j += 1 }
+            if j < b.count, b[j] == UInt8(ascii: "m") {
+                i = j + 1
+                continue
+            }
+        }
+        out.append(b[i])
+        i += 1
+    }
+    return out
+}
+
+// MARK: processing
+
+/// The summariser's reference finder, as the job worker builds it.
+let summarizer = ExtractiveSummarizer(referencesIn: { text in ScriptureReferences.references(in: text).map(\.display) })
+
+func process(_ s: Scenario) {
+    let text = sermonText(s)
+    _ = ExtractiveSummarizer.hasContent(text)
+    for type in SummaryType.allCases {
+        let summary = summarizer.summarize(text, type: type)
+        precondition(summary.type == type, "the summariser answered another type")
+    }
+    let questions = s.chats.compactMap { $0["content"]?.stringValue }
+    for q in questions.isEmpty ? ["What did he say about love?"] : questions {
+        _ = SermonAssistant().answer(question: q, about: text)
+    }
+}
+
+/// The sermon's text as the job worker loads it (`SermonTextLoader`): segments with a numeric start and
+/// text, notes with text, any other shape left out.
+func sermonText(_ s: Scenario) -> SermonText {
+    let transcript = s.sermon["transcript"]
+    var segments = [TimedSegment]()
+    for item in transcript?["segments"]?.arrayValue ?? [] {
+        guard let start = item["start"]?.doubleValue, let text = item["text"]?.stringValue else { continue }
+        segments.append(TimedSegment(start: start, end: item["end"]?.doubleValue ?? start, text: text))
+    }
+    let notes = (s.sermon["notes"]?.arrayValue ?? []).compactMap { n -> TimedNote? in
+        guard let text = n["text"]?.stringValue else { return nil }
+        return TimedNote(timestamp: n["timestamp"]?.doubleValue ?? 0, text: text)
+    }.sorted { ($0.timestamp, $0.text) < ($1.timestamp, $1.text) }
+    return SermonText(title: s.sermon["title"]?.stringValue ?? "", speaker: s.sermon["speaker"]?.stringValue,
+                      transcriptText: transcript?["text"]?.stringValue ?? "", segments: segments, notes: notes)
+}
+
+// MARK: scripture and clock times
+
+/// The scan the store indexes references by, over every text the records hold: each match lies inside its
+/// text, and its reference, written out, parses back to itself.
+func scanScripture(_ f: Fields) {
+    for text in f.texts {
+        for m in ScriptureReferences.find(in: text) {
+            precondition(text.startIndex <= m.range.lowerBound && m.range.upperBound <= text.endIndex,
+                         "a scripture match outside its text")
+            let display = m.reference.display
+            precondition(ScriptureReferences.parse(display) == [m.reference], "\(display) does not parse back to itself")
+        }
+    }
+}
+
+/// `ClockTime` is total: any Double gives `m:ss`-shaped digits.
+func checkClock(_ d: Double) {
+    let text = ClockTime.format(d)
+    let groups = text.split(separator: ":", omittingEmptySubsequences: false)
+    precondition((2...3).contains(groups.count) && groups.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) },
+                 "ClockTime.format(\(d)) is \(text)")
+    precondition((0...1_000_000_000_000_000).contains(ClockTime.wholeSeconds(d)), "ClockTime.wholeSeconds(\(d)) out of range")
+    _ = ClockTime.duration(d)
+}
+
+@main
+struct Entry {
+    static func main() {
+        FuzzEntry.main(runOne)
+    }
+}

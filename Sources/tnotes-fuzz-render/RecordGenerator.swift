@@ -1,0 +1,281 @@
+import TNotesCore
+
+/// What one input renders: a sermon as the daemon's `sermon.get` returns it (`{…sermon fields, notes: […],
+/// transcript: {…}|null, summary: {…}|null, scriptureRefs, publication}`), its chat messages, and a
+/// publication as the server stores it (`snapshot`, `parts`, `publishedAt`).
+struct Scenario {
+    var sermon: JSONObject
+    var chats: [JSONObject]
+    var snapshot: JSONObject
+    var parts: JSON?
+    var publishedAt: String
+}
+
+/// Builds a `Scenario` from the fuzzer's bytes.
+///
+/// Two readings of an input:
+/// - JSON text (the input starts with `{` or `[` and `JSON.parse` takes it): the parsed value is the sermon,
+///   and its `snapshot` member (else the value itself) the snapshot, so any shape at all reaches the
+///   renderers, including ones the generator does not make. The cases are kept this way in the
+///   corpus, readable.
+/// - anything else: choices for a small generator of well-formed records whose values come from `Values`,
+///   raw input bytes and the bit patterns of doubles, with fields of the wrong type or missing now and then
+///   (often in the snapshot: a server stores whatever a client pushed).
+struct RecordGenerator {
+    var r: FuzzReader
+
+    static func scenario(_ bytes: [UInt8]) -> Scenario {
+        if let first = bytes.first, first == UInt8(ascii: "{") || first == UInt8(ascii: "["),
+           let parsed = try? JSON.parse(bytes) {
+            return fromJSON(parsed)
+        }
+        var g = RecordGenerator(r: FuzzReader(bytes))
+        return g.scenario()
+    }
+
+    static func fromJSON(_ value: JSON) -> Scenario {
+        let sermon = value.objectValue ?? value.arrayValue?.lazy.compactMap(\.objectValue).first ?? [:]
+        return Scenario(
+            sermon: sermon,
+            chats: (sermon["chat"]?.arrayValue ?? []).compactMap(\.objectValue),
+            snapshot: sermon["snapshot"]?.objectValue ?? sermon,
+            parts: sermon["parts"],
+            publishedAt: sermon["publishedAt"]?.stringValue ?? "2025-11-09T10:30:00.000Z")
+    }
+
+    mutating func scenario() -> Scenario {
+        r.longBudget = r.rare(64) ? 110_000 : 2_200
+        let sermonId = r.pick(Values.ids)
+        var sermon: JSONObject = [
+            "id": .string(sermonId), "title": .string(label()), "date": .string(time()),
+            "serviceType": .string(label()), "speaker": r.rare(4) ? .null : .string(label()),
+            "isArchived": .bool(r.rare(4)), "transcriptionStatus": .string(r.pick(Values.statuses)),
+            "summaryStatus": .string(r.pick(Values.statuses)), "audio": r.rare(2) ? audio() : .null,
+            "createdAt": .string(time()), "updatedAt": .string(time()),
+            "deletedAt": r.rare(6) ? .string(time()) : .null, "syncState": .string(r.pick(Values.syncStates)),
+        ]
+        var notes = [JSON]()
+        for _ in 0..<r.below(7) { notes.append(.object(note(sermonId: sermonId))) }
+        sermon["notes"] = .array(notes)
+        sermon["transcript"] = r.rare(3) ? .null : .object(transcript(sermonId: sermonId))
+        sermon["summary"] = r.rare(3) ? .null : .object(summary(sermonId: sermonId))
+        var refs = [JSON]()
+        for _ in 0..<r.below(3) { refs.append(reference()) }
+        sermon["scriptureRefs"] = .array(refs)
+        sermon["publication"] = r.rare(3) ? publication(sermonId: sermonId) : .null
+        // The CLI prints whatever the daemon returns: a field missing or of the wrong type now and then.
+        if r.rare(4) { perturb(&sermon) }
+
+        var chats = [JSONObject]()
+        for _ in 0..<r.below(4) {
+            chats.append([
+                "id": .string(r.pick(Values.ids)), "sermonId": .string(sermonId), "role": .string(r.pick(Values.roles)),
+                "content": .string(text()), "createdAt": .string(time()), "deviceId": .string(label()),
+            ])
+        }
+
+        var snapshot = snapshot(of: sermon)
+        // Stored by a server from any client: wrong types are common here, several at once.
+        if r.rare(2) { for _ in 0...r.below(4) { perturb(&snapshot) } }
+        let parts: JSON? = switch r.below(5) {
+        case 0: nil
+        case 1, 2: .array((0..<r.below(4)).map { _ in .string(r.pick(Values.parts)) })
+        case 3: .array(RecordSchema.publicationParts.map { .string($0) })
+        default: any(depth: 1)
+        }
+        return Scenario(sermon: sermon, chats: chats, snapshot: snapshot, parts: parts,
+                        publishedAt: r.rare(4) ? text() : time())
+    }
+
+    // MARK: records
+
+    mutating func note(sermonId: String) -> JSONObject {
+        var o: JSONObject = [
+            "id": .string(r.pick(Values.ids)), "sermonId": .string(sermonId), "text": .string(text()),
+            "timestamp": number(), "createdAt": .string(time()), "updatedAt": .string(time()), "deletedAt": .null,
+        ]
+        if r.rare(8) { perturb(&o) }
+        return o
+    }
+
+    mutating func transcript(sermonId: String) -> JSONObject {
+        var segments = [JSON]()
+        for _ in 0..<r.below(7) {
+            var s: JSONObject = ["start": number(), "end": number(), "text": .string(text())]
+            if r.rare(3) { s["speaker"] = .string(label()) }
+            if r.rare(8) { perturb(&s) }
+            segments.append(.object(s))
+        }
+        var o: JSONObject = [
+            "id": .string(r.pick(Values.ids)), "sermonId": .string(sermonId), "text": .string(text()),
+            "status": .string(r.pick(Values.statuses)), "segments": .array(segments), "updatedAt": .string(time()),
+            "deletedAt": .null,
+        ]
+        if r.rare(8) { perturb(&o) }
+        return o
+    }
+
+    mutating func summary(sermonId: String) -> JSONObject {
+        var o: JSONObject = [
+            "id": .string(r.pick(Values.ids)), "sermonId": .string(sermonId), "title": .string(label()),
+            "text": .string(text()), "type": .string(r.pick(Values.summaryTypes)), "status": .string(r.pick(Values.statuses)),
+            "generatedBy": r.bool() ? "builtin" : .null, "updatedAt": .string(time()), "deletedAt": .null,
+        ]
+        if r.rare(8) { perturb(&o) }
+        return o
+    }
+
+    mutating func audio() -> JSON {
+        var o: JSONObject = [
+            "fileName": .string(label()), "sizeBytes": .int(r.pick(Values.integers)), "sha256": .string(label()),
+            "mimeType": "audio/mpeg", "localAvailable": .bool(r.bool()), "uploaded": .bool(r.bool()),
+        ]
+        if r.rare(2) { o["durationSeconds"] = number() }
+        if r.rare(4) { perturb(&o) }
+        return .object(o)
+    }
+
+    mutating func reference() -> JSON {
+        var o: JSONObject = ["book": .string(r.rare(3) ? label() : "John"), "chapter": integer()]
+        if r.bool() { o["verseStart"] = integer() }
+        if r.bool() { o["verseEnd"] = integer() }
+        if r.rare(4) { o["start"] = number() }
+        return .object(o)
+    }
+
+    mutating func publication(sermonId: String) -> JSON {
+        [
+            "sermonId": .string(sermonId), "publicId": .string(label()),
+            "parts": .array(RecordSchema.publicationParts.map { .string($0) }), "state": .string(r.pick(["published", "pending", "unpublished"])),
+            "url": r.bool() ? .string("https://example.org/p/" + label()) : .null, "publishedAt": .string(time()),
+        ]
+    }
+
+    /// The snapshot `publish` takes of a sermon (`PublishMethods.snapshot`): title, speaker, date, service
+    /// type, notes as `{timestamp, text}`, the summary and transcript cut to what the page shows.
+    mutating func snapshot(of s: JSONObject) -> JSONObject {
+        var o: JSONObject = [
+            "title": s["title"] ?? "", "speaker": s["speaker"] ?? .null, "date": s["date"] ?? .null,
+            "serviceType": s["serviceType"] ?? .null,
+            "notes": .array((s["notes"]?.arrayValue ?? []).map { n in
+                // A non-finite time only exists in memory; the page must leave it out all the same.
+                let t: JSON = r.rare(16) ? .double(r.pick(Values.nonFinite)) : (n["timestamp"] ?? 0)
+                return ["timestamp": t, "text": n["text"] ?? ""]
+            }),
+            "summary": .null, "transcript": .null,
+        ]
+        if let m = s["summary"], !m.isNull {
+            o["summary"] = ["title": m["title"] ?? "", "text": m["text"] ?? "", "type": m["type"] ?? ""]
+        }
+        if let t = s["transcript"], !t.isNull {
+            o["transcript"] = ["text": t["text"] ?? "", "segments": t["segments"] ?? .array([])]
+        }
+        return o
+    }
+
+    /// One field of `o`, or of an object or array inside it, replaced by a value of any type or removed.
+    mutating func perturb(_ o: inout JSONObject) {
+        let keys = Array(o.keys)
+        guard !keys.isEmpty else { return }
+        let key = keys[r.below(keys.count)]
+        if case .array(var items)? = o[key], !items.isEmpty, r.bool() {
+            let i = r.below(items.count)
+            if case .object(var inner) = items[i], r.bool() {
+                perturb(&inner)
+                items[i] = .object(inner)
+            } else {
+                items[i] = any(depth: 2)
+            }
+            o[key] = .array(items)
+        } else if case .object(var inner)? = o[key], r.bool() {
+            perturb(&inner)
+            o[key] = .object(inner)
+        } else if r.rare(3) {
+            o[key] = nil
+        } else {
+            o[key] = any(depth: 2)
+        }
+    }
+
+    // MARK: values
+
+    /// Any JSON value: the shape renderers least expect where they expect another.
+    mutating func any(depth: Int) -> JSON {
+        switch r.below(depth > 0 ? 9 : 6) {
+        case 0: return .null
+        case 1: return .bool(r.bool())
+        case 2: return .int(r.pick(Values.integers))
+        case 3: return .double(seconds())
+        case 4: return .string(text())
+        case 5: return .string(r.pick(Values.times))
+        case 6, 7:
+            var o = JSONObject()
+            for _ in 0..<r.below(5) { o[r.pick(Values.keys)] = any(depth: depth - 1) }
+            return .object(o)
+        default:
+            return .array((0..<r.below(5)).map { _ in any(depth: depth - 1) })
+        }
+    }
+
+    /// A time in seconds as JSON: mostly a double, sometimes an integer (a JSON number without a fraction
+    /// parses as one).
+    mutating func number() -> JSON {
+        r.rare(5) ? .int(r.pick(Values.integers)) : .double(seconds())
+    }
+
+    mutating func integer() -> JSON {
+        r.rare(3) ? .int(r.pick(Values.integers)) : .int(Int64(r.byte()))
+    }
+
+    /// A finite Double: plausible, an edge, any exponent, or any finite bit pattern.
+    mutating func seconds() -> Double {
+        switch r.below(5) {
+        case 0: return Double(r.u16()) / 8
+        case 1, 2: return r.pick(Values.seconds)
+        case 3:
+            let exponent = Int(r.u16() % 2098) - 1074
+            let d = Double(sign: r.bool() ? .minus : .plus, exponent: exponent, significand: 1 + Double(r.byte()) / 256)
+            return d.isFinite ? d : Double.greatestFiniteMagnitude
+        default:
+            let d = Double(bitPattern: r.u64())
+            return d.isFinite ? d : 0
+        }
+    }
+
+    mutating func time() -> String {
+        r.rare(6) ? text() : r.pick(Values.times)
+    }
+
+    /// A title, speaker, file name: usually short, sometimes at and past the 1,000-character bound.
+    mutating func label() -> String {
+        r.rare(8) ? long(r.pick([999, 1000, 1001, 1002])) : text()
+    }
+
+    /// Text of up to four parts, each a piece from `Values`, raw input bytes (invalid UTF-8 is repaired the
+    /// way the JSON decoder and the socket would see it), or a piece repeated to a long length.
+    mutating func text() -> String {
+        var s = ""
+        for _ in 0..<r.below(5) {
+            switch r.below(8) {
+            case 0, 1, 2, 3: s += r.pick(Values.pieces)
+            case 4, 5: s += String(decoding: r.raw(r.below(24)), as: UTF8.self)
+            case 6: s += " "
+            default: s += long(r.pick(Values.lengths))
+            }
+        }
+        return s
+    }
+
+    /// `length` characters of a repeated piece (a piece of extended grapheme clusters counts each as one),
+    /// within this input's budget of long text.
+    mutating func long(_ length: Int) -> String {
+        var piece = r.pick(Values.pieces)
+        if piece.isEmpty { piece = "a" }
+        guard length <= r.longBudget else { return piece }
+        r.longBudget -= length
+        let n = piece.count
+        var s = String(repeating: piece, count: length / n)
+        s += piece.prefix(length % n)
+        return s
+    }
+}
