@@ -96,7 +96,7 @@ let package = Package(
         // Local processing: the durable job queue's worker, transcription engines (PocketSphinx, a command),
         // the extractive summariser and the sermon assistant.
         .target(name: "TNotesProcessing", dependencies: [
-            "TNotesCore", "TNotesStore", "TNotesScripture", "CPocketSphinx", "TNotesLifecycle",
+            "TNotesCore", "TNotesStore", "TNotesScripture", "CPocketSphinx",
             .product(name: "Subprocess", package: "swift-subprocess"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
@@ -128,7 +128,6 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         .executableTarget(name: "tnotes-server", dependencies: [
             "TNotesServer", "TNotesLogging", "TNotesConfig", "TNotesCore", "TNotesLifecycle", "CJemalloc",
@@ -183,8 +182,7 @@ let package = Package(
         .testTarget(name: "TNotesScriptureTests", dependencies: ["TNotesScripture"]),
         .testTarget(name: "TNotesBibleTests", dependencies: ["TNotesBible", "TNotesScripture"]),
         .testTarget(name: "TNotesProcessingTests", dependencies: [
-            "TNotesProcessing", "TNotesScripture", "TNotesStore", "TNotesSQLite", "TNotesTestSupport", "TNotesCore", "tnotesd", "tnotes-server",
-            .product(name: "Logging", package: "swift-log"),
+            "TNotesProcessing", "TNotesSQLite", "TNotesTestSupport", "TNotesCore", "tnotesd", "tnotes-server",
         ]),
         .testTarget(name: "TNotesServerTests", dependencies: ["TNotesTestSupport", "TNotesCore", "TNotesSQLite", "TNotesServer", "tnotes-server",
                                                                      .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
