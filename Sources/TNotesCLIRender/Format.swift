@@ -17,7 +17,12 @@ public enum Format {
 
     /// A time stamp for people: `2025-11-09 10:30:00 UTC` (nil/null → `never` or the given word).
     public static func time(_ value: JSON?, none: String = "-") -> String {
-        guard let t = value?.stringValue, t.utf8.count >= 19 else { return none }
+        time(value?.stringValue, none: none)
+    }
+
+    /// A time stamp for people from its text (nil, or too short to be one → `none`).
+    public static func time(_ text: String?, none: String = "-") -> String {
+        guard let t = text, t.utf8.count >= 19 else { return none }
         return "\(t.prefix(10)) \(t.dropFirst(11).prefix(8)) UTC"
     }
 

@@ -3,7 +3,8 @@ import TNotesCore
 /// Human renderings of what the daemon returns. Each is a pure, total function of its JSON (contract §8.1):
 /// a record may hold any value a stored record can hold (a note at 1e19 seconds, a segment ending before it
 /// starts, a megabyte title, a field missing or of the wrong type), and it prints; a field of the wrong type
-/// reads as missing.
+/// (an enumeration's value that is none of its cases) reads as missing. Records are read through their typed
+/// definitions (`SermonDetail`, `LenientRecord<Conflict>`, TNotesCore), never by a field's name.
 public enum Render {
     /// `tnotes sermon list`: one row per sermon; `noteCounts[i]` is the i-th sermon's count of notes (a
     /// missing count shows as `-`).
@@ -12,69 +13,70 @@ public enum Render {
             .init(title: "DATE"), .init(title: "TITLE"), .init(title: "SPEAKER"),
             .init(title: "NOTES", align: .right), .init(title: "SYNC", style: style.state), .init(title: "ID", style: style.dim),
         ])
-        for (i, s) in items.enumerated() {
-            var title = Format.truncate(s["title"]?.stringValue ?? "", 48)
-            if s["isArchived"]?.boolValue == true { title += " [archived]" }
-            if s["deletedAt"]?.isNull == false { title += " [deleted]" }
+        for (i, item) in items.enumerated() {
+            let detail = SermonDetail(lenient: item), s = detail.sermon
+            var title = Format.truncate(s.title ?? "", 48)
+            if s.isArchived == true { title += " [archived]" }
+            if s.deletedAt != nil { title += " [deleted]" }
             table.rows.append([
-                Format.date(s["date"]?.stringValue), title, Format.truncate(s["speaker"]?.stringValue ?? "-", 32),
-                i < noteCounts.count ? noteCounts[i] : "-", s["syncState"]?.stringValue ?? "-", s["id"]?.stringValue ?? "",
+                Format.date(s.date), title, Format.truncate(s.speaker ?? "-", 32),
+                i < noteCounts.count ? noteCounts[i] : "-", detail.syncState ?? "-", s.id ?? "",
             ])
         }
         return table.render(style: style)
     }
 
     /// `tnotes sermon show`: details, notes, transcript and summary of a `sermon.get` result.
-    public static func sermon(_ s: JSON, style: Style) -> String {
+    public static func sermon(_ json: JSON, style: Style) -> String {
+        let detail = SermonDetail(lenient: json), s = detail.sermon
         var out = [String]()
-        var heading = s["title"]?.stringValue ?? ""
-        if s["isArchived"]?.boolValue == true { heading += " [archived]" }
-        if s["deletedAt"]?.isNull == false { heading += " [deleted]" }
+        var heading = s.title ?? ""
+        if s.isArchived == true { heading += " [archived]" }
+        if s.deletedAt != nil { heading += " [deleted]" }
         out.append(style.bold(heading))
         out.append(String(repeating: "=", count: max(Format.width(heading), 1)))
         var rows: [(String, String)] = [
-            ("Date", Format.date(s["date"]?.stringValue)),
-            ("Speaker", s["speaker"]?.stringValue ?? "-"),
-            ("Service", s["serviceType"]?.stringValue ?? "-"),
-            ("Status", "transcription \(style.state(s["transcriptionStatus"]?.stringValue ?? "-")), "
-                + "summary \(style.state(s["summaryStatus"]?.stringValue ?? "-"))"),
-            ("Audio", audio(s["audio"])),
-            ("Sync", style.state(s["syncState"]?.stringValue ?? "-")),
-            ("Id", s["id"]?.stringValue ?? "-"),
-            ("Created", Format.time(s["createdAt"])),
-            ("Updated", Format.time(s["updatedAt"])),
+            ("Date", Format.date(s.date)),
+            ("Speaker", s.speaker ?? "-"),
+            ("Service", s.serviceType ?? "-"),
+            ("Status", "transcription \(style.state(s.transcriptionStatus?.rawValue ?? "-")), "
+                + "summary \(style.state(s.summaryStatus?.rawValue ?? "-"))"),
+            ("Audio", s.nested(\.audio).map(audio) ?? "none"),
+            ("Sync", style.state(detail.syncState ?? "-")),
+            ("Id", s.id ?? "-"),
+            ("Created", Format.time(s.createdAt)),
+            ("Updated", Format.time(s.updatedAt)),
         ]
-        if s["deletedAt"]?.isNull == false { rows.append(("Deleted", Format.time(s["deletedAt"]))) }
+        if let deleted = s.deletedAt { rows.append(("Deleted", Format.time(deleted))) }
         out.append(Format.fields(rows, style: style))
 
-        let notes = s["notes"]?.arrayValue ?? []
+        // Every element is shown, one that is not a note object as an empty note at 00:00.
+        let notes = detail.notes.map(\.value)
         out.append("")
         out.append(style.bold("Notes") + " (\(notes.count))")
         if notes.isEmpty { out.append("  none") }
-        let stamps = notes.map { ClockTime.format($0["timestamp"]?.doubleValue ?? 0) }
+        let stamps = notes.map { ClockTime.format($0.timestamp) }
         let w = stamps.map(Format.width).max() ?? 0
         for (n, stamp) in zip(notes, stamps) {
-            out.append(indented(n["text"]?.stringValue ?? "", first: "  " + style.cyan(Format.padLeft(stamp, w)) + "  ",
+            out.append(indented(n.text, first: "  " + style.cyan(Format.padLeft(stamp, w)) + "  ",
                                 rest: String(repeating: " ", count: w + 4)))
         }
 
         out.append("")
-        if let t = s["transcript"], !t.isNull {
-            let segments = t["segments"]?.arrayValue ?? []
-            let status = t["status"]?.stringValue ?? "-"
+        if let t = detail.transcript {
+            let segments = t.list(\.segments)?.map(\.value) ?? []
+            let status = t.status?.rawValue ?? "-"
             let count = segments.isEmpty ? "" : ", \(segments.count) segment\(segments.count == 1 ? "" : "s")"
             out.append(style.bold("Transcript") + " (\(style.state(status))\(count))")
             if segments.isEmpty {
-                out.append(indented(t["text"]?.stringValue ?? "", first: "  ", rest: "  "))
+                out.append(indented(t.text ?? "", first: "  ", rest: "  "))
             } else {
                 // A segment that ends before it starts is shown as stored: the times are labels, no range.
-                let spans = segments.map {
-                    ClockTime.format($0["start"]?.doubleValue ?? 0) + "–" + ClockTime.format($0["end"]?.doubleValue ?? 0)
-                }
+                let spans = segments.map { ClockTime.format($0.start) + "–" + ClockTime.format($0.end) }
                 let sw = spans.map(Format.width).max() ?? 0
                 for (seg, span) in zip(segments, spans) {
-                    var text = seg["text"]?.stringValue ?? ""
-                    if let speaker = seg["speaker"]?.stringValue { text = "\(speaker): \(text)" }
+                    var text = seg.text
+                    if let speaker = seg.speaker { text = "\(speaker): \(text)" }
                     out.append(indented(text, first: "  " + style.cyan(Format.padRight(span, sw)) + "  ",
                                         rest: String(repeating: " ", count: sw + 4)))
                 }
@@ -84,10 +86,10 @@ public enum Render {
         }
 
         out.append("")
-        if let m = s["summary"], !m.isNull {
-            let status = m["status"]?.stringValue ?? "-"
-            out.append(style.bold("Summary") + ": \(m["title"]?.stringValue ?? "") (\(m["type"]?.stringValue ?? "-"), \(style.state(status)))")
-            out.append(indented(m["text"]?.stringValue ?? "", first: "  ", rest: "  "))
+        if let m = detail.summary {
+            let status = m.status?.rawValue ?? "-"
+            out.append(style.bold("Summary") + ": \(m.title ?? "") (\(m.type?.rawValue ?? "-"), \(style.state(status)))")
+            out.append(indented(m.text ?? "", first: "  ", rest: "  "))
         } else {
             out.append(style.bold("Summary") + ": none")
         }
@@ -97,11 +99,17 @@ public enum Render {
     /// A sermon's audio on one line: name, size, where it is, its digest's start.
     public static func audio(_ a: JSON?) -> String {
         guard let a, !a.isNull else { return "none" }
-        var parts = [a["fileName"]?.stringValue ?? "audio"]
-        if let size = a["sizeBytes"]?.int64Value { parts.append(Format.bytes(size)) }
-        parts.append(a["localAvailable"]?.boolValue == true ? "on this device" : "not on this device")
-        parts.append(a["uploaded"]?.boolValue == true ? "uploaded" : "not uploaded")
-        if let sha = a["sha256"]?.stringValue { parts.append("sha256 \(sha.prefix(12))…") }
+        return audio(LenientRecord<Sermon.Audio>(a))
+    }
+
+    /// The audio of a `sermon.get` result: the record's fields and what the daemon adds about this device.
+    static func audio(_ file: LenientRecord<Sermon.Audio>) -> String {
+        let here = SermonDetail.AudioState(lenient: .object(file.object))
+        var parts = [file.fileName ?? "audio"]
+        if let size = file.sizeBytes { parts.append(Format.bytes(size)) }
+        parts.append(here.localAvailable ? "on this device" : "not on this device")
+        parts.append(here.uploaded ? "uploaded" : "not uploaded")
+        if let sha = file.sha256 { parts.append("sha256 \(sha.prefix(12))…") }
         return parts.joined(separator: ", ")
     }
 
@@ -209,13 +217,13 @@ public enum Render {
         let items = r.arrayValue ?? []
         if items.isEmpty { return all ? "no conflicts" : "no open conflicts" }
         var lines = [String]()
-        for c in items {
-            let kind = String((c["collection"]?.stringValue ?? "record").dropLast())
-            lines.append("\(c["id"]?.stringValue ?? "?")  \(c["state"]?.stringValue ?? "?")  \(kind) "
-                         + "\(c["recordId"]?.stringValue ?? "?") · \(c["field"]?.stringValue ?? "?")")
-            lines.append("    this device: \(conflictText(c["local"]))")
-            lines.append("    other:       \(conflictText(c["remote"]))")
-            lines.append("    now:         \(conflictText(c["merged"]))")
+        for item in items {
+            let c = LenientRecord<Conflict>(item)
+            let kind = String((c.collection?.rawValue ?? "record").dropLast())
+            lines.append("\(c.id ?? "?")  \(c.state?.rawValue ?? "?")  \(kind) \(c.recordId ?? "?") · \(c.field ?? "?")")
+            lines.append("    this device: \(Format.oneLine(c.local ?? ""))")
+            lines.append("    other:       \(Format.oneLine(c.remote ?? ""))")
+            lines.append("    now:         \(Format.oneLine(c.merged ?? ""))")
         }
         return lines.joined(separator: "\n")
     }

@@ -8,50 +8,51 @@ public enum SermonExport {
     /// Always one path component: a date that is not one (only a record that skipped the schema could hold
     /// `../x` there) has every character but letters, digits and `-` written as `-`.
     public static func fileName(_ sermon: JSON) -> String {
-        let date = String((sermon["date"]?.stringValue ?? "undated").prefix(10).map { c in
+        let s = LenientRecord<Sermon>(sermon)
+        let date = String((s.date ?? "undated").prefix(10).map { c in
             c.isASCII && (c.isLetter || c.isNumber || c == "-") ? c : "-"
         })
-        let slug = PublicId.slug(sermon["title"]?.stringValue ?? "")
+        let slug = PublicId.slug(s.title ?? "")
         return slug.isEmpty ? date : "\(date)-\(slug)"
     }
 
     /// The Markdown file of a `sermon.get` result.
-    public static func markdown(_ s: JSON) -> String {
+    public static func markdown(_ json: JSON) -> String {
         func yaml(_ v: String) -> String { JSON.string(v).text }  // a JSON string is a valid YAML scalar
+        let detail = SermonDetail(lenient: json), s = detail.sermon
         var out = "---\n"
-        out += "title: \(yaml(s["title"]?.stringValue ?? ""))\n"
-        if let speaker = s["speaker"]?.stringValue { out += "speaker: \(yaml(speaker))\n" }
-        out += "date: \(String((s["date"]?.stringValue ?? "").prefix(10)))\n"
-        out += "service: \(yaml(s["serviceType"]?.stringValue ?? ""))\n"
-        out += "id: \(s["id"]?.stringValue ?? "")\n"
-        if let audio = s["audio"]?["fileName"]?.stringValue { out += "audio: \(yaml(audio))\n" }
-        out += "---\n\n# \(s["title"]?.stringValue ?? "")\n"
-        let notes = s["notes"]?.arrayValue ?? []
+        out += "title: \(yaml(s.title ?? ""))\n"
+        if let speaker = s.speaker { out += "speaker: \(yaml(speaker))\n" }
+        out += "date: \(String((s.date ?? "").prefix(10)))\n"
+        out += "service: \(yaml(s.serviceType ?? ""))\n"
+        out += "id: \(s.id ?? "")\n"
+        if let audio = s.nested(\.audio)?.fileName { out += "audio: \(yaml(audio))\n" }
+        out += "---\n\n# \(s.title ?? "")\n"
+        let notes = detail.notes.map(\.value)
         if !notes.isEmpty {
             out += "\n## Notes\n\n"
             for n in notes {
-                let text = (n["text"]?.stringValue ?? "").split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n  ")
-                out += "- [\(ClockTime.format(n["timestamp"]?.doubleValue ?? 0))] \(text)\n"
+                let text = n.text.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n  ")
+                out += "- [\(ClockTime.format(n.timestamp))] \(text)\n"
             }
         }
-        if let summary = s["summary"], !summary.isNull {
-            out += "\n## Summary: \(summary["title"]?.stringValue ?? "") (\(summary["type"]?.stringValue ?? ""))\n\n"
-            out += (summary["text"]?.stringValue ?? "") + "\n"
+        if let summary = detail.summary {
+            out += "\n## Summary: \(summary.title ?? "") (\(summary.type?.rawValue ?? ""))\n\n"
+            out += (summary.text ?? "") + "\n"
         }
-        if let t = s["transcript"], !t.isNull {
+        if let t = detail.transcript {
             out += "\n## Transcript\n\n"
-            let segments = t["segments"]?.arrayValue ?? []
+            let segments = t.list(\.segments)?.map(\.value) ?? []
             if segments.isEmpty {
-                out += (t["text"]?.stringValue ?? "") + "\n"
+                out += (t.text ?? "") + "\n"
             } else {
-                for g in segments { out += "[\(ClockTime.format(g["start"]?.doubleValue ?? 0))] \(g["text"]?.stringValue ?? "")\n\n" }
+                for g in segments { out += "[\(ClockTime.format(g.start))] \(g.text)\n\n" }
                 out.removeLast()  // the blank line after the last segment (there is one: segments is not empty)
             }
         }
-        let refs = s["scriptureRefs"]?.arrayValue ?? []
-        if !refs.isEmpty {
+        if !detail.scriptureRefs.isEmpty {
             out += "\n## Scripture\n\n"
-            for r in refs { out += "- \(Render.scriptureRef(r))\n" }
+            for r in detail.scriptureRefs { out += "- \(Render.scriptureRef(r))\n" }
         }
         return out
     }
@@ -61,7 +62,7 @@ public enum SermonExport {
     public static func json(_ sermon: JSON, chat: JSON) -> String {
         guard case .object(var o) = sermon else { return sermon.text + "\n" }
         o["chat"] = chat
-        o.removeValue(forKey: "syncState")
+        o.removeValue(forKey: SermonDetail.name(\.syncState))
         return JSON.object(o).text + "\n"
     }
 }

@@ -1,5 +1,5 @@
 /// The shape of one field, shared by record validation (store, wire) and RPC param validation.
-public indirect enum FieldType: Sendable {
+public indirect enum FieldType: Sendable, Equatable {
     case string
     /// A string that must not be empty after trimming whitespace.
     case text
@@ -79,10 +79,12 @@ public struct FieldError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+/// The values of the records' enumerations, as text (for params and messages); the typed records' enums
+/// hold them.
 public enum StatusValues {
-    public static let processing = ["pending", "processing", "complete", "failed"]
-    public static let summaryTypes = ["devotional", "bullet", "theological"]
-    public static let chatRoles = ["user", "assistant"]
+    public static let processing = ProcessingStatus.allCases.map(\.rawValue)
+    public static let summaryTypes = Summary.Kind.allCases.map(\.rawValue)
+    public static let chatRoles = ChatMessage.Role.allCases.map(\.rawValue)
 }
 
 extension FieldType {

@@ -47,103 +47,18 @@ public struct RecordSchema: Sendable {
         }
     }
 
-    static let status = FieldType.enumeration(StatusValues.processing)
-
-    public static let sermons = RecordSchema(collection: .sermons, fields: [
-        Field("id", .uuid),
-        Field("title", .string),
-        Field("date", .time),
-        Field("serviceType", .string, default: "Sunday Service"),
-        Field("speaker", .string, nullable: true, default: .null),
-        Field("isArchived", .bool, default: false),
-        Field("transcriptionStatus", status, default: "pending"),
-        Field("summaryStatus", status, default: "pending"),
-        Field("audio", .audio, nullable: true, default: .null),
-        Field("createdAt", .time),
-        Field("updatedAt", .time),
-        Field("deletedAt", .time, nullable: true, default: .null),
-    ])
-
-    public static let notes = RecordSchema(collection: .notes, fields: [
-        Field("id", .uuid),
-        Field("sermonId", .uuid),
-        Field("text", .string),
-        Field("timestamp", .number(min: 0)),
-        Field("createdAt", .time),
-        Field("updatedAt", .time),
-        Field("deletedAt", .time, nullable: true, default: .null),
-    ])
-
-    public static let transcripts = RecordSchema(collection: .transcripts, fields: [
-        Field("id", .uuid),
-        Field("sermonId", .uuid),
-        Field("text", .string),
-        Field("status", status, default: "complete"),
-        Field("segments", .segments, default: []),
-        Field("updatedAt", .time),
-        Field("deletedAt", .time, nullable: true, default: .null),
-    ])
-
-    public static let summaries = RecordSchema(collection: .summaries, fields: [
-        Field("id", .uuid),
-        Field("sermonId", .uuid),
-        Field("title", .string),
-        Field("text", .string),
-        Field("type", .enumeration(StatusValues.summaryTypes)),
-        Field("status", status, default: "complete"),
-        // The engine that wrote it ("builtin", "command"); null when a person set it (contract §6.1: an
-        // automatic summary never replaces a hand-set one).
-        Field("generatedBy", .string, nullable: true, optional: true),
-        Field("updatedAt", .time),
-        Field("deletedAt", .time, nullable: true, default: .null),
-    ])
-
-    /// A passage both sides changed: the merged text keeps both versions; resolving sets the field.
-    public static let conflicts = RecordSchema(collection: .conflicts, fields: [
-        Field("id", .uuid),
-        Field("collection", .enumeration(RecordMerge.textFields.keys.map(\.rawValue).sorted())),
-        Field("recordId", .uuid),
-        Field("sermonId", .uuid),
-        Field("field", .text),
-        Field("base", .string),
-        Field("local", .string),
-        Field("remote", .string),
-        Field("merged", .string),
-        Field("state", .enumeration(["open", "resolved"])),
-        Field("createdAt", .time),
-        Field("resolvedAt", .time, nullable: true, default: .null),
-        Field("updatedAt", .time),
-        Field("deletedAt", .time, nullable: true, default: .null),
-    ])
+    // Each collection's fields come from its typed record (Sources/TNotesCore/Records): a field's name, type,
+    // nullability and default are written once, in its descriptor, beside the Swift value that holds it.
+    public static let sermons = RecordSchema(collection: .sermons, fields: Sermon.fields.map(\.schema))
+    public static let notes = RecordSchema(collection: .notes, fields: Note.fields.map(\.schema))
+    public static let transcripts = RecordSchema(collection: .transcripts, fields: Transcript.fields.map(\.schema))
+    public static let summaries = RecordSchema(collection: .summaries, fields: Summary.fields.map(\.schema))
+    public static let conflicts = RecordSchema(collection: .conflicts, fields: Conflict.fields.map(\.schema))
+    public static let publications = RecordSchema(collection: .publications, fields: Publication.fields.map(\.schema))
+    public static let chatMessages = RecordSchema(collection: .chatMessages, fields: ChatMessage.fields.map(\.schema))
 
     /// What may be published of a sermon.
-    public static let publicationParts = ["notes", "summary", "transcript"]
-
-    /// A sermon's publication (contract §6.5; seed 004 done right). The record is the whole operation, queued
-    /// and sent as is: `snapshot` is a JSON object (never JSON text in a string), and an unpublish keeps
-    /// `publicId`, so it can run whenever it reaches the server.
-    public static let publications = RecordSchema(collection: .publications, fields: [
-        Field("id", .uuid),
-        Field("sermonId", .uuid),
-        Field("publicId", .publicId),
-        Field("parts", .arrayOf(.enumeration(publicationParts)), default: ["notes", "summary"]),
-        Field("published", .bool),
-        // {title, speaker, date, serviceType, notes: [{timestamp, text}], summary: {title, text, type}|null,
-        //  transcript: {text, segments}|null}; null once unpublished.
-        Field("snapshot", .object, nullable: true, default: .null),
-        Field("publishedAt", .time, nullable: true, default: .null),
-        Field("updatedAt", .time),
-        Field("deletedAt", .time, nullable: true, default: .null),
-    ])
-
-    public static let chatMessages = RecordSchema(collection: .chatMessages, fields: [
-        Field("id", .uuid),
-        Field("sermonId", .uuid),
-        Field("role", .enumeration(StatusValues.chatRoles)),
-        Field("content", .string),
-        Field("createdAt", .time),
-        Field("deviceId", .text),
-    ])
+    public static let publicationParts = Publication.Part.allCases.map(\.rawValue)
 
     /// Validates and normalizes a record. `path` prefixes field names in errors (e.g. "record").
     public func normalize(_ value: JSON, path: String = "") throws(FieldError) -> JSONObject {

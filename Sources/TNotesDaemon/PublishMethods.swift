@@ -25,8 +25,8 @@ struct PublishMethods {
                 ParamSpec("slug", .text, "the readable part of the page's address (default: from the title); kept on later publishes"),
             ], result: Self.publicationResult) { p, _ in
             let sermonId = try p.requiredString("id")
-            let asked = p["parts"]?.arrayValue?.compactMap(\.stringValue) ?? ["notes", "summary"]
-            let parts = RecordSchema.publicationParts.filter(asked.contains)
+            let asked = p["parts"].flatMap([Publication.Part].decodeFieldLeniently) ?? Publication.Part.defaults
+            let parts = Publication.Part.allCases.filter(asked.contains)
             guard !parts.isEmpty else { throw RPCError.invalidParams(field: "parts", reason: "must name at least one part") }
             if let slug = p.string("slug"), PublicId.slug(slug).isEmpty {
                 throw RPCError.invalidParams(field: "slug", reason: "must contain letters or digits")
@@ -35,16 +35,18 @@ struct PublishMethods {
                 let sermon = try s.liveRecord(.sermons, sermonId)
                 let id = Identifier.derived(from: sermonId, kind: "publication")
                 let existing = try s.record(.publications, id: id)
-                let publicId = existing?.body["publicId"]?.stringValue
-                    ?? PublicId.make(title: p.string("slug") ?? sermon.body["title"]?.stringValue ?? "sermon")
                 let now = s.stamp()
-                let record: JSONObject = [
-                    "id": .string(id), "sermonId": .string(sermonId), "publicId": .string(publicId),
-                    "parts": .array(parts.map { .string($0) }), "published": true,
-                    "snapshot": try Self.snapshot(of: sermon, parts: parts, in: s), "publishedAt": .string(now),
-                    "updatedAt": .string(now), "deletedAt": .null,
-                ]
-                let saved = try s.commitLocal(.publications, record: record, op: .upsert)
+                var publication = Publication()
+                publication.id = id
+                publication.sermonId = sermonId
+                publication.publicId = existing.flatMap { LenientRecord<Publication>(object: $0.body).publicId }
+                    ?? PublicId.make(title: p.string("slug") ?? LenientRecord<Sermon>(object: sermon.body).title ?? "sermon")
+                publication.parts = parts
+                publication.published = true
+                publication.snapshot = try Self.snapshot(of: sermon, parts: parts, in: s).record
+                publication.publishedAt = now
+                publication.updatedAt = now
+                let saved = try s.commitLocal(.publications, record: publication.record, op: .upsert)
                 return Self.view(saved, base: base)
             }
         })
@@ -60,53 +62,62 @@ struct PublishMethods {
                 guard let existing = try s.record(.publications, id: id), !existing.isDeleted else {
                     throw RPCError.notFound("publication of sermon", id: sermonId)
                 }
-                guard existing.body["published"]?.boolValue == true else {
+                // Read leniently: a stored record is normalized, so this is the record as it is stored.
+                var publication = Publication(lenient: .object(existing.body))
+                guard publication.published else {
                     throw RPCError.conflict("sermon \(sermonId) is not published")
                 }
-                var record = existing.body
-                record["published"] = false
+                publication.published = false
                 // The content leaves the server too; the public id stays (it is what the unpublish acts on).
-                record["snapshot"] = .null
-                record["updatedAt"] = .string(s.stamp())
-                return Self.view(try s.commitLocal(.publications, record: record, op: .upsert), base: base)
+                publication.snapshot = nil
+                publication.updatedAt = s.stamp()
+                return Self.view(try s.commitLocal(.publications, record: publication.record, op: .upsert), base: base)
             }
         })
     }
 
-    /// The sermon as it will be shown: `{title, speaker, date, serviceType, notes: [{timestamp, text}],
-    /// summary: {title, text, type}|null, transcript: {text, segments}|null}` (the parts not chosen are null).
-    static func snapshot(of sermon: StoredRecord, parts: [String], in s: StoreSession) throws -> JSON {
-        var o: JSONObject = [
-            "title": sermon.body["title"] ?? "", "speaker": sermon.body["speaker"] ?? .null, "date": sermon.body["date"] ?? .null,
-            "serviceType": sermon.body["serviceType"] ?? .null, "notes": .array([]), "summary": .null, "transcript": .null,
-        ]
-        if parts.contains("notes") {
-            let notes = try s.children(.notes, sermonId: sermon.id).sorted(by: RecordViews.noteOrder)
-            o["notes"] = .array(notes.map { ["timestamp": $0.body["timestamp"] ?? 0, "text": $0.body["text"] ?? ""] })
+    /// The sermon as it will be shown (`PublicationSnapshot`): the parts not chosen are null (notes empty).
+    /// Its records are read leniently: a value stored before the bounds of contract §8.1 is published as it
+    /// is (the page renders any value).
+    static func snapshot(of sermon: StoredRecord, parts: [Publication.Part], in s: StoreSession) throws -> PublicationSnapshot {
+        let source = LenientRecord<Sermon>(object: sermon.body)
+        var snapshot = PublicationSnapshot()
+        snapshot.title = source.title ?? ""
+        snapshot.speaker = source.speaker
+        snapshot.date = source.date
+        snapshot.serviceType = source.serviceType
+        if parts.contains(.notes) {
+            snapshot.notes = try s.children(.notes, sermonId: sermon.id).sorted(by: RecordViews.noteOrder).map {
+                let note = Note(lenient: .object($0.body))
+                return .init(timestamp: note.timestamp, text: note.text)
+            }
         }
-        if parts.contains("summary"), let summary = try s.newestChild(.summaries, sermonId: sermon.id) {
-            o["summary"] = ["title": summary.body["title"] ?? "", "text": summary.body["text"] ?? "", "type": summary.body["type"] ?? ""]
+        if parts.contains(.summary), let record = try s.newestChild(.summaries, sermonId: sermon.id) {
+            let summary = LenientRecord<Summary>(object: record.body)
+            snapshot.summary = .init(title: summary.title ?? "", text: summary.text ?? "", type: summary.type?.rawValue ?? "")
         }
-        if parts.contains("transcript"), let t = try s.newestChild(.transcripts, sermonId: sermon.id) {
-            o["transcript"] = ["text": t.body["text"] ?? "", "segments": t.body["segments"] ?? .array([])]
+        if parts.contains(.transcript), let record = try s.newestChild(.transcripts, sermonId: sermon.id) {
+            let transcript = Transcript(lenient: .object(record.body))
+            snapshot.transcript = .init(text: transcript.text, segments: transcript.segments)
         }
-        return .object(o)
+        return snapshot
     }
 
     /// `Publication = {sermonId, publicId, parts, state, url, publishedAt}`: `pending` until the server has
     /// the latest version (its sync state is then `synced`), and the URL known from then on.
     static func view(_ r: StoredRecord, base: String?) -> JSON {
-        let published = r.body["published"]?.boolValue == true && !r.isDeleted
+        let p = LenientRecord<Publication>(object: r.body)
+        let published = p.published == true && !r.isDeleted
         let settled = r.syncState == .synced
-        let publicId = r.body["publicId"]?.stringValue ?? ""
+        let publicId = p.publicId ?? ""
         var url: JSON = .null
         if settled, published, let base {
             url = .string((base.hasSuffix("/") ? String(base.dropLast()) : base) + "/p/" + publicId)
         }
         return [
-            "sermonId": r.body["sermonId"] ?? .null, "publicId": .string(publicId), "parts": r.body["parts"] ?? .array([]),
+            "sermonId": JSON(p.sermonId), "publicId": .string(publicId), "parts": (p.parts ?? []).fieldJSON,
             "state": .string(settled ? (published ? "published" : "unpublished") : "pending"), "url": url,
-            "publishedAt": published ? (r.body["publishedAt"] ?? .null) : .null,
+            "publishedAt": published ? JSON(p.publishedAt) : .null,
         ]
     }
 }

@@ -3,22 +3,23 @@ import TNotesStore
 
 /// A sermon's words as the summariser and the assistant read them: transcript segments and the listener's notes.
 enum SermonTextLoader {
+    /// Read field by field (a stored record may hold anything a store ever accepted): a segment counts when
+    /// its start is a number and its text a string (a missing end is its start), a note when its text is a
+    /// string (a missing time is 0).
     static func load(sermonId: String, in s: StoreSession) throws -> SermonText {
-        let sermon = try s.liveRecord(.sermons, sermonId)
-        let transcript = try s.newestChild(.transcripts, sermonId: sermonId)
-        var segments: [TimedSegment] = []
-        if case .array(let items)? = transcript?.body["segments"] {
-            for item in items {
-                guard let start = item["start"]?.doubleValue, let text = item["text"]?.stringValue else { continue }
-                segments.append(TimedSegment(start: start, end: item["end"]?.doubleValue ?? start, text: text))
-            }
+        let sermon = LenientRecord<Sermon>(object: try s.liveRecord(.sermons, sermonId).body)
+        let transcript = try s.newestChild(.transcripts, sermonId: sermonId).map { LenientRecord<Transcript>(object: $0.body) }
+        let segments = (transcript?.list(\.segments) ?? []).compactMap { g -> TimedSegment? in
+            guard let start = g.start, let text = g.text else { return nil }
+            return TimedSegment(start: start, end: g.end ?? start, text: text)
         }
-        let notes = try s.children(.notes, sermonId: sermonId).compactMap { n -> TimedNote? in
-            guard let text = n.body["text"]?.stringValue else { return nil }
-            return TimedNote(timestamp: n.body["timestamp"]?.doubleValue ?? 0, text: text)
+        let notes = try s.children(.notes, sermonId: sermonId).compactMap { record -> TimedNote? in
+            let n = LenientRecord<Note>(object: record.body)
+            guard let text = n.text else { return nil }
+            return TimedNote(timestamp: n.timestamp ?? 0, text: text)
         }.sorted { ($0.timestamp, $0.text) < ($1.timestamp, $1.text) }
-        return SermonText(title: sermon.body["title"]?.stringValue ?? "", speaker: sermon.body["speaker"]?.stringValue,
-                          transcriptText: transcript?.body["text"]?.stringValue ?? "", segments: segments, notes: notes)
+        return SermonText(title: sermon.title ?? "", speaker: sermon.speaker, transcriptText: transcript?.text ?? "",
+                          segments: segments, notes: notes)
     }
 
     /// The sermon as JSON, the input file of a command engine for summaries and questions.

@@ -12,11 +12,34 @@ struct LegacyAPI: Sendable {
     var maxItems = 10_000
 
     /// A note as a legacy body gives it, validated.
-    struct Note {
+    struct NoteInput {
         let id: String
-        let text: JSON
-        let timestamp: JSON
+        let text: String
+        let timestamp: Double
     }
+
+    /// A transcript as a legacy body gives it, validated: what it sets of the record.
+    struct TranscriptInput {
+        let id: String?
+        let text: String
+        let status: ProcessingStatus?
+        let segments: [Transcript.Segment]
+    }
+
+    /// A summary as a legacy body gives it, validated.
+    struct SummaryInput {
+        let id: String?
+        let title: String
+        let text: String
+        let type: Summary.Kind
+        let status: ProcessingStatus?
+    }
+
+    /// The sermon's fields a legacy body may set (seed 000 §5.1), under their record names; each one given is
+    /// validated by its field's type.
+    static let sermonFields: [any PartialKeyPath<Sermon> & Sendable] = [
+        \.title, \.date, \.serviceType, \.speaker, \.isArchived, \.transcriptionStatus, \.summaryStatus,
+    ]
 
     /// create-sermon and update-sermon: upsert the sermon and its children. Notes, when given, are
     /// replaced as a set (missing ones tombstoned); transcript and summary, when given, are upserted.
@@ -24,77 +47,107 @@ struct LegacyAPI: Sendable {
         guard case .object(let o) = body else { throw .badRequest("body", "must be a JSON object") }
         let idField = requireExisting && o["remoteId"] != nil ? "remoteId" : "localId"
         let sermonId = try requiredString(o, idField, .uuid)
-        let title = try field(o, "title", .string, required: !requireExisting)
-        let date = try field(o, "date", .time)
-        let serviceType = try field(o, "serviceType", .string)
-        let speaker = try field(o, "speaker", .string, nullable: true)
-        let isArchived = try field(o, "isArchived", .bool)
-        let tStatus = try field(o, "transcriptionStatus", .enumeration(StatusValues.processing))
-        let sStatus = try field(o, "summaryStatus", .enumeration(StatusValues.processing))
+        // The given fields, validated, as a record's members: laid over the stored record below.
+        var given = JSONObject()
+        for f in Sermon.fields where Self.sermonFields.contains(f.keyPath) {
+            let required = !requireExisting && f.keyPath == \Sermon.title
+            if let v = try field(o, f.name, f.schema.type, required: required, nullable: f.schema.nullable) { given[f.name] = v }
+        }
         let notes = try parseNotes(o["notes"])
         let transcript = try parseTranscript(o["transcript"])
         let summary = try parseSummary(o["summary"])
         let sync = self.sync
 
-        return { tx in
+        return { [given] tx in
             let now = sync.stamp()
             let existing = try await tx.current(.sermons, id: sermonId)
             if requireExisting && (existing == nil || existing?.body.deletedAt != nil) {
                 throw APIError.notFound("sermon \(sermonId)")
             }
-            var sermon = existing?.body ?? [
-                "id": .string(sermonId), "title": "", "date": .string(now), "serviceType": "Sunday Service",
-                "speaker": .null, "isArchived": false, "transcriptionStatus": "pending", "summaryStatus": "pending",
-                "audio": .null, "createdAt": .string(now), "deletedAt": .null,
-            ]
-            let fields: [(String, JSON?)] = [("title", title), ("date", date), ("serviceType", serviceType), ("speaker", speaker),
-                                             ("isArchived", isArchived), ("transcriptionStatus", tStatus), ("summaryStatus", sStatus)]
-            for (k, v) in fields { if let v { sermon[k] = v } }
-            sermon["deletedAt"] = .null
+            // Stored records are normalized: read leniently, each is exactly the record stored.
+            let stored = existing.map { Sermon(lenient: .object($0.body)) }
+            var sermon = stored ?? {
+                var new = Sermon()
+                new.id = sermonId
+                new.date = now
+                new.createdAt = now
+                return new
+            }()
+            if !given.isEmpty {
+                var members = sermon.record
+                members.merge(given) { _, new in new }
+                sermon = Sermon(lenient: .object(members))
+            }
+            sermon.deletedAt = nil
             var writes = [(RecordCollection, JSONObject, Change.Op)]()
-            if existing.map({ Self.differs($0.body, sermon) }) ?? true {
-                sermon["updatedAt"] = .string(now)
-                writes.append((.sermons, sermon, .upsert))
+            if stored.map({ Self.differs($0, sermon) }) ?? true {
+                sermon.updatedAt = now
+                writes.append((.sermons, sermon.record, .upsert))
             }
 
             if let notes {
-                let current = try await tx.children(.notes, sermonId: sermonId)
-                var byId = [String: JSONObject]()
-                for c in current { byId[c.body.recordId] = c.body }
+                let current = try await tx.children(.notes, sermonId: sermonId).map { Note(lenient: .object($0.body)) }
+                var byId = [String: Note]()
+                for c in current { byId[c.id] = c }
                 let wanted = Set(notes.map(\.id))
                 for n in notes {
-                    let id = n.id
-                    var note = byId[id] ?? ["id": .string(id), "createdAt": .string(now)]
-                    let before = note
-                    note["sermonId"] = .string(sermonId)
-                    note["text"] = n.text
-                    note["timestamp"] = n.timestamp
-                    note["deletedAt"] = .null
-                    if byId[id] == nil || Self.differs(before, note) {
-                        note["updatedAt"] = .string(now)
-                        writes.append((.notes, note, .upsert))
+                    let before = byId[n.id]
+                    var note = before ?? {
+                        var new = Note()
+                        new.id = n.id
+                        new.createdAt = now
+                        return new
+                    }()
+                    note.sermonId = sermonId
+                    note.text = n.text
+                    note.timestamp = n.timestamp
+                    note.deletedAt = nil
+                    if before.map({ Self.differs($0, note) }) ?? true {
+                        note.updatedAt = now
+                        writes.append((.notes, note.record, .upsert))
                     }
                 }
-                for c in current where c.body.deletedAt == nil && !wanted.contains(c.body.recordId) {
-                    var gone = c.body
-                    gone["deletedAt"] = .string(now)
-                    gone["updatedAt"] = .string(now)
-                    writes.append((.notes, gone, .delete))
+                for var gone in current where gone.deletedAt == nil && !wanted.contains(gone.id) {
+                    gone.deletedAt = now
+                    gone.updatedAt = now
+                    writes.append((.notes, gone.record, .delete))
                 }
             }
-            for (collection, given, kind) in [(RecordCollection.transcripts, transcript, "transcript"), (.summaries, summary, "summary")] {
-                guard let given else { continue }
-                let current = try await tx.children(collection, sermonId: sermonId).max { $0.version < $1.version }
-                var record = current?.body ?? [
-                    "id": .string(given["id"]?.stringValue ?? Identifier.derivedInOrder(from: sermonId, kind: kind)),
-                ]
-                let before = record
-                for (k, v) in given where k != "id" { record[k] = v }
-                record["sermonId"] = .string(sermonId)
-                record["deletedAt"] = .null
-                if current == nil || Self.differs(before, record) {
-                    record["updatedAt"] = .string(now)
-                    writes.append((collection, record, .upsert))
+            if let transcript {
+                let current = try await tx.children(.transcripts, sermonId: sermonId).max { $0.version < $1.version }
+                    .map { Transcript(lenient: .object($0.body)) }
+                var record = current ?? {
+                    var new = Transcript()
+                    new.id = transcript.id ?? Identifier.derivedInOrder(from: sermonId, kind: "transcript")
+                    return new
+                }()
+                record.text = transcript.text
+                if let status = transcript.status { record.status = status }
+                record.segments = transcript.segments
+                record.sermonId = sermonId
+                record.deletedAt = nil
+                if current.map({ Self.differs($0, record) }) ?? true {
+                    record.updatedAt = now
+                    writes.append((.transcripts, record.record, .upsert))
+                }
+            }
+            if let summary {
+                let current = try await tx.children(.summaries, sermonId: sermonId).max { $0.version < $1.version }
+                    .map { Summary(lenient: .object($0.body)) }
+                var record = current ?? {
+                    var new = Summary()
+                    new.id = summary.id ?? Identifier.derivedInOrder(from: sermonId, kind: "summary")
+                    return new
+                }()
+                record.title = summary.title
+                record.text = summary.text
+                record.type = summary.type
+                if let status = summary.status { record.status = status }
+                record.sermonId = sermonId
+                record.deletedAt = nil
+                if current.map({ Self.differs($0, record) }) ?? true {
+                    record.updatedAt = now
+                    writes.append((.summaries, record.record, .upsert))
                 }
             }
             // Every version passes the same schema as a pushed one before it is stored.
@@ -114,21 +167,19 @@ struct LegacyAPI: Sendable {
                 }
             }
             try await sync.writeServerVersions(user: user, in: tx, checked)
-            return checked.first { $0.0 == .sermons }?.1 ?? existing?.body ?? sermon
+            return checked.first { $0.0 == .sermons }?.1 ?? existing?.body ?? sermon.record
         }
     }
 
-    /// A note's place in time for ordering: a stored value is whatever was stored (a number out of bounds, or
-    /// not a number at all), so anything but a finite number orders as 0, and the order stays a strict one.
-    static func sortSeconds(_ value: JSON?) -> Double {
-        guard let d = value?.doubleValue, d.isFinite else { return 0 }
-        return d
-    }
+    /// A note's place in time for ordering: a stored value is whatever was stored (a number out of bounds), so
+    /// anything but a finite number orders as 0, and the order stays a strict one.
+    static func sortSeconds(_ value: Double) -> Double { value.isFinite ? value : 0 }
 
-    static func differs(_ a: JSONObject, _ b: JSONObject) -> Bool {
+    /// Whether a write changes the record: any field but `updatedAt`, which every write sets.
+    static func differs<R: TypedRecord & Versioned>(_ a: R, _ b: R) -> Bool {
         var a = a, b = b
-        a["updatedAt"] = nil
-        b["updatedAt"] = nil
+        a.updatedAt = ""
+        b.updatedAt = ""
         return a != b
     }
 
@@ -148,11 +199,11 @@ struct LegacyAPI: Sendable {
         do { return try type.validate(v, field: label) } catch { throw .badRequest(error.field, error.reason) }
     }
 
-    func parseNotes(_ v: JSON?) throws(APIError) -> [Note]? {
+    func parseNotes(_ v: JSON?) throws(APIError) -> [NoteInput]? {
         guard let v, !v.isNull else { return nil }
         guard case .array(let items) = v else { throw .badRequest("notes", "must be an array") }
         if items.count > maxItems { throw .tooManyItems("notes", count: items.count, limit: maxItems) }
-        var out = [Note]()
+        var out = [NoteInput]()
         for (i, item) in items.enumerated() {
             guard case .object(let n) = item else { throw .badRequest("notes[\(i)]", "must be an object") }
             let p = "notes[\(i)]"
@@ -162,8 +213,8 @@ struct LegacyAPI: Sendable {
             } else {
                 id = try requiredString(n, "localId", .uuid, path: p)
             }
-            out.append(Note(id: id, text: try required(n, "text", .string, path: p),
-                            timestamp: try field(n, "timestamp", .number(min: 0), path: p) ?? .int(0)))
+            out.append(NoteInput(id: id, text: try requiredString(n, "text", .string, path: p),
+                                 timestamp: try field(n, "timestamp", .number(min: 0), path: p)?.doubleValue ?? 0))
         }
         return out
     }
@@ -184,12 +235,12 @@ struct LegacyAPI: Sendable {
         return text
     }
 
-    func parseTranscript(_ v: JSON?) throws(APIError) -> JSONObject? {
+    func parseTranscript(_ v: JSON?) throws(APIError) -> TranscriptInput? {
         guard let v, !v.isNull else { return nil }
         guard case .object(let t) = v else { throw .badRequest("transcript", "must be an object") }
-        var out: JSONObject = ["text": try required(t, "text", .string, path: "transcript")]
-        if let id = try field(t, "id", .uuid, path: "transcript") { out["id"] = id }
-        if let s = try field(t, "status", .enumeration(StatusValues.processing), path: "transcript") { out["status"] = s }
+        let text = try requiredString(t, "text", .string, path: "transcript")
+        let id = try field(t, "id", .uuid, path: "transcript")?.stringValue
+        let status = try field(t, "status", ProcessingStatus.fieldType, path: "transcript").flatMap(ProcessingStatus.decodeField)
         // The seed's client sent segments as a JSON *string*; decode that once here, store a real array.
         var segments = t["segments"] ?? .null
         if case .string(let text) = segments {
@@ -202,69 +253,73 @@ struct LegacyAPI: Sendable {
         if let count = segments.arrayValue?.count, count > maxItems {
             throw .tooManyItems("transcript.segments", count: count, limit: maxItems)
         }
-        do { out["segments"] = try FieldType.segments.validate(segments, field: "transcript.segments") }
+        do { segments = try FieldType.segments.validate(segments, field: "transcript.segments") }
         catch { throw .badRequest(error.field, error.reason) }
-        return out
+        // Validated: every segment reads.
+        return TranscriptInput(id: id, text: text, status: status, segments: [Transcript.Segment].decodeField(segments) ?? [])
     }
 
-    func parseSummary(_ v: JSON?) throws(APIError) -> JSONObject? {
+    func parseSummary(_ v: JSON?) throws(APIError) -> SummaryInput? {
         guard let v, !v.isNull else { return nil }
         guard case .object(let s) = v else { throw .badRequest("summary", "must be an object") }
-        var out: JSONObject = [
-            "title": try required(s, "title", .string, path: "summary"),
-            "text": try required(s, "text", .string, path: "summary"),
-            "type": try required(s, "type", .enumeration(StatusValues.summaryTypes), path: "summary"),
-        ]
-        if let id = try field(s, "id", .uuid, path: "summary") { out["id"] = id }
-        if let st = try field(s, "status", .enumeration(StatusValues.processing), path: "summary") { out["status"] = st }
-        return out
+        let title = try requiredString(s, "title", .string, path: "summary")
+        let text = try requiredString(s, "text", .string, path: "summary")
+        let typeName = try requiredString(s, "type", Summary.Kind.fieldType, path: "summary")
+        let id = try field(s, "id", .uuid, path: "summary")?.stringValue
+        let status = try field(s, "status", ProcessingStatus.fieldType, path: "summary").flatMap(ProcessingStatus.decodeField)
+        return SummaryInput(id: id, title: title, text: text, type: Summary.Kind(rawValue: typeName) ?? .devotional, status: status)
     }
 
     /// get-sermons: every live sermon of the user, newest date first, with notes, transcript and summary
     /// joined — the §5.3 shape, segments a JSON array.
     func sermons(user: Int64, audioURL: (String) -> String) async throws -> JSON {
         let storage = sync.storage
-        let sermons = try await storage.records(user: user, collection: .sermons)
-        var notes = [String: [JSONObject]](), transcripts = [String: JSONObject](), summaries = [String: JSONObject]()
-        for n in try await storage.records(user: user, collection: .notes) { notes[n.sermonId ?? "", default: []].append(n) }
-        for t in try await storage.records(user: user, collection: .transcripts) {
-            if let s = t.sermonId, (transcripts[s]?.updatedAt ?? "") <= t.updatedAt { transcripts[s] = t }
+        // Stored records are normalized; read leniently, any value stored before the bounds still reads.
+        let sermons = try await storage.records(user: user, collection: .sermons).map { Sermon(lenient: .object($0)) }
+        var notes = [String: [Note]](), transcripts = [String: Transcript](), summaries = [String: Summary]()
+        for n in try await storage.records(user: user, collection: .notes) {
+            let note = Note(lenient: .object(n))
+            notes[note.sermonId, default: []].append(note)
         }
-        for t in try await storage.records(user: user, collection: .summaries) {
-            if let s = t.sermonId, (summaries[s]?.updatedAt ?? "") <= t.updatedAt { summaries[s] = t }
+        for record in try await storage.records(user: user, collection: .transcripts) {
+            let t = Transcript(lenient: .object(record))
+            if (transcripts[t.sermonId]?.updatedAt ?? "") <= t.updatedAt { transcripts[t.sermonId] = t }
+        }
+        for record in try await storage.records(user: user, collection: .summaries) {
+            let m = Summary(lenient: .object(record))
+            if (summaries[m.sermonId]?.updatedAt ?? "") <= m.updatedAt { summaries[m.sermonId] = m }
         }
         var blobs = [String: AudioBlobInfo]()
         for s in sermons {
-            if let b = try await storage.audio(user: user, sermonId: s.recordId) { blobs[s.recordId] = b }
+            if let b = try await storage.audio(user: user, sermonId: s.id) { blobs[s.id] = b }
         }
         var out = [JSON]()
-        for s in sermons.sorted(by: { ($0["date"]?.stringValue ?? "", $0.recordId) > ($1["date"]?.stringValue ?? "", $1.recordId) }) {
-            let id = s.recordId
+        for s in sermons.sorted(by: { ($0.date, $0.id) > ($1.date, $1.id) }) {
+            let id = s.id
             let blob = blobs[id]
             let hasAudio = blob != nil
             let sermonNotes = (notes[id] ?? []).sorted {
-                (Self.sortSeconds($0["timestamp"]), $0.recordId) < (Self.sortSeconds($1["timestamp"]), $1.recordId)
+                (Self.sortSeconds($0.timestamp), $0.id) < (Self.sortSeconds($1.timestamp), $1.id)
             }
             out.append([
-                "id": .string(id), "localId": .string(id), "title": s["title"] ?? "",
+                "id": .string(id), "localId": .string(id), "title": .string(s.title),
                 "audioFileURL": hasAudio ? .string(audioURL(id)) : .null,
                 "audioFilePath": hasAudio ? .string("\(user)/\(id)") : .null,
-                "audioFileName": s["audio"]?["fileName"] ?? .null,
-                "audioFileSizeBytes": blob.map { .int($0.sizeBytes) } ?? s["audio"]?["sizeBytes"] ?? .null,
-                "date": s["date"] ?? .null, "serviceType": s["serviceType"] ?? "", "speaker": s["speaker"] ?? .null,
-                "transcriptionStatus": s["transcriptionStatus"] ?? "pending", "summaryStatus": s["summaryStatus"] ?? "pending",
-                "isArchived": s["isArchived"] ?? false, "userId": .string(String(user)), "updatedAt": s["updatedAt"] ?? .null,
+                "audioFileName": JSON(s.audio?.fileName),
+                "audioFileSizeBytes": (blob?.sizeBytes ?? s.audio?.sizeBytes).map { .int($0) } ?? .null,
+                "date": .string(s.date), "serviceType": .string(s.serviceType), "speaker": JSON(s.speaker),
+                "transcriptionStatus": s.transcriptionStatus.fieldJSON, "summaryStatus": s.summaryStatus.fieldJSON,
+                "isArchived": .bool(s.isArchived), "userId": .string(String(user)), "updatedAt": .string(s.updatedAt),
                 "notes": .array(sermonNotes.map {
-                    ["id": .string($0.recordId), "localId": .string($0.recordId), "text": $0["text"] ?? "",
-                     "timestamp": $0["timestamp"] ?? 0]
+                    ["id": .string($0.id), "localId": .string($0.id), "text": .string($0.text), "timestamp": $0.timestamp.fieldJSON]
                 }),
                 "transcript": transcripts[id].map {
-                    ["id": .string($0.recordId), "localId": .string($0.recordId), "text": $0["text"] ?? "",
-                     "segments": $0["segments"] ?? .array([]), "status": $0["status"] ?? "complete"]
+                    ["id": .string($0.id), "localId": .string($0.id), "text": .string($0.text),
+                     "segments": $0.segments.fieldJSON, "status": $0.status.fieldJSON]
                 } ?? .null,
                 "summary": summaries[id].map {
-                    ["id": .string($0.recordId), "localId": .string($0.recordId), "title": $0["title"] ?? "",
-                     "text": $0["text"] ?? "", "type": $0["type"] ?? "devotional", "status": $0["status"] ?? "complete"]
+                    ["id": .string($0.id), "localId": .string($0.id), "title": .string($0.title),
+                     "text": .string($0.text), "type": $0.type.fieldJSON, "status": $0.status.fieldJSON]
                 } ?? .null,
             ])
         }

@@ -1,9 +1,11 @@
 /// The public page of a published sermon (contract §6.5), a Mustache template rendered by swift-mustache.
-/// `{{name}}` escapes HTML, so every user-provided string (title, notes, summary, transcript) is text on the
-/// page, never markup. No script: the page reads the same with JavaScript off, on a phone (one column,
-/// readable line length) and on paper (print styles).
+/// `{{name}}` escapes HTML (by byte, `ScalarHTMLEscaping`, named by each template's first line), so every
+/// user-provided string (title, notes, summary, transcript) is text on the page, never markup. No script: the
+/// page reads the same with JavaScript off, on a phone (one column, readable line length) and on paper (print
+/// styles).
 enum PublicPageTemplate {
     static let page = """
+        {{% CONTENT_TYPE: TNOTES_HTML }}
         <!DOCTYPE html>
         <html lang="en">
         <head>
@@ -74,6 +76,7 @@ enum PublicPageTemplate {
 
     /// The page for an id that was unpublished (410) or never existed (404): says only that.
     static let gone = """
+        {{% CONTENT_TYPE: TNOTES_HTML }}
         <!DOCTYPE html>
         <html lang="en">
         <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

@@ -21,14 +21,13 @@ struct PublicPages: Sendable {
         guard PublicId.isValid(publicId), let record = try await storage.publication(publicId: publicId) else {
             return missing(status: .notFound, json: json, heading: "Not found", message: "There is no page at this address.")
         }
-        guard record.body["deletedAt"]?.isNull ?? true, record.body["published"]?.boolValue == true,
-              case .object(let snapshot)? = record.body["snapshot"]
-        else {
+        let publication = LenientRecord<Publication>(object: record.body)
+        guard publication.deletedAt == nil, publication.published == true, let snapshot = publication.snapshot else {
             return missing(status: .gone, json: json, heading: "No longer published",
                            message: "The owner of this page has unpublished it.")
         }
-        let publishedAt = record.body["publishedAt"]?.stringValue ?? record.updatedAt
-        let parts = record.body["parts"]
+        let publishedAt = publication.publishedAt ?? record.updatedAt
+        let parts = publication.json(at: \.parts)
         let body: String
         let type: String
         if json {
@@ -70,6 +69,8 @@ public enum PublicPageRenderer {
     static let gone = compile(PublicPageTemplate.gone, name: "gone")
 
     private static func compile(_ text: String, name: String) -> MustacheTemplate {
+        // Registered before a template is parsed: each names it in its CONTENT_TYPE pragma.
+        MustacheContentTypes.register(ScalarHTMLEscaping(), named: ScalarHTMLEscaping.name)
         do { return try MustacheTemplate(string: text) } catch { fatalError("the public \(name) template does not compile: \(error)") }
     }
 
@@ -87,6 +88,31 @@ public enum PublicPageRenderer {
     /// The page of an id that is unknown (404) or unpublished (410).
     static func missing(heading: String, message: String) -> String {
         gone.render(["heading": heading, "message": message])
+    }
+}
+
+/// The escaping of `{{name}}` in the public templates: HTML's five characters, by UTF-8 byte. swift-mustache's
+/// own HTML escaping goes by Character, and a quote or `<` followed by a combining mark is one Character that
+/// is not in its table: a title `x"\u{301} style=…` ended the `content="…"` attribute it was written into and
+/// added attributes of its own (tnotes-fuzz-render found it). The five are ASCII, and an ASCII byte never
+/// occurs inside a multi-byte UTF-8 sequence, so escaping bytes escapes each of them wherever it stands.
+struct ScalarHTMLEscaping: MustacheContentType {
+    static let name = "TNOTES_HTML"
+
+    func escapeText(_ text: String) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity(text.utf8.count + 16)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "&"): out.append(contentsOf: "&amp;".utf8)
+            case UInt8(ascii: "<"): out.append(contentsOf: "&lt;".utf8)
+            case UInt8(ascii: ">"): out.append(contentsOf: "&gt;".utf8)
+            case UInt8(ascii: "\""): out.append(contentsOf: "&quot;".utf8)
+            case UInt8(ascii: "'"): out.append(contentsOf: "&#39;".utf8)
+            default: out.append(byte)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 }
 
@@ -109,17 +135,19 @@ struct PublishedContent {
     let transcript: (text: String, segments: [Segment])?
     let publishedAt: String
 
-    init(publicId: String, snapshot s: JSONObject, parts: JSON?, publishedAt: String) {
+    init(publicId: String, snapshot: JSONObject, parts: JSON?, publishedAt: String) {
         self.publicId = publicId
-        let wanted = Set(parts?.arrayValue?.compactMap(\.stringValue) ?? ["notes", "summary"])
-        title = s["title"]?.stringValue ?? "Untitled sermon"
-        speaker = s["speaker"]?.stringValue
-        date = s["date"]?.stringValue
-        serviceType = s["serviceType"]?.stringValue
-        if wanted.contains("notes") {
-            let given = (s["notes"]?.arrayValue ?? []).compactMap { n -> Note? in
-                guard let text = n["text"]?.stringValue else { return nil }
-                return (Self.seconds(n["timestamp"]), text)
+        let s = LenientRecord<PublicationSnapshot>(object: snapshot)
+        // Parts that are not strings, or not parts, are left out; no list at all is the default parts.
+        let wanted = Set(parts.flatMap([Publication.Part].decodeFieldLeniently) ?? Publication.Part.defaults)
+        title = s.title ?? "Untitled sermon"
+        speaker = s.speaker
+        date = s.date
+        serviceType = s.serviceType
+        if wanted.contains(.notes) {
+            let given = (s.list(\.notes) ?? []).compactMap { n -> Note? in
+                guard let text = n.text else { return nil }
+                return (Self.seconds(n.timestamp), text)
             }
             // By time, a note without one first (as at 0), ties in the snapshot's order. The key is a finite
             // number and the index breaks ties, so the order is a strict total one whatever the snapshot holds.
@@ -130,15 +158,15 @@ struct PublishedContent {
         } else {
             notes = []
         }
-        if wanted.contains("summary"), let o = s["summary"], let text = o["text"]?.stringValue {
-            summary = (o["title"]?.stringValue ?? "Summary", text, o["type"]?.stringValue ?? "")
+        if wanted.contains(.summary), let o = s.nested(\.summary), let text = o.text {
+            summary = (o.title ?? "Summary", text, o.type ?? "")
         } else {
             summary = nil
         }
-        if wanted.contains("transcript"), let o = s["transcript"], let text = o["text"]?.stringValue {
-            let segments = (o["segments"]?.arrayValue ?? []).compactMap { g -> Segment? in
-                guard let t = g["text"]?.stringValue else { return nil }
-                return (Self.seconds(g["start"]), t)
+        if wanted.contains(.transcript), let o = s.nested(\.transcript), let text = o.text {
+            let segments = (o.list(\.segments) ?? []).compactMap { g -> Segment? in
+                guard let t = g.text else { return nil }
+                return (Self.seconds(g.start), t)
             }
             transcript = (text, segments)
         } else {
@@ -149,8 +177,8 @@ struct PublishedContent {
 
     /// A time in seconds when `value` is a finite number; nil (left out) otherwise. JSON cannot carry NaN or
     /// infinity, but a snapshot built in memory (the fuzz target's) can.
-    static func seconds(_ value: JSON?) -> Double? {
-        guard let d = value?.doubleValue, d.isFinite else { return nil }
+    static func seconds(_ value: Double?) -> Double? {
+        guard let d = value, d.isFinite else { return nil }
         return d
     }
 

@@ -1,0 +1,121 @@
+/// A sermon's publication (contract §6.5; seed 004 done right). The record is the whole operation, queued
+/// and sent as is: `snapshot` is a JSON object (never JSON text in a string), and an unpublish keeps
+/// `publicId`, so it can run whenever it reaches the server.
+public struct Publication: TypedRecord, Versioned {
+    public static let collection = RecordCollection.publications
+
+    public var id = ""
+    public var sermonId = ""
+    /// A readable slug, a dash and 16 hex digits (`PublicId`).
+    public var publicId = ""
+    public var parts: [Part] = Part.defaults
+    public var published = false
+    /// What the page shows (read it with `PublicationSnapshot(lenient:)`); null once unpublished. Kept as the
+    /// object it is: any client can push one, and the schema asks only that it be an object.
+    public var snapshot: JSONObject?
+    public var publishedAt: String?
+    public var updatedAt = ""
+    public var deletedAt: String?
+
+    public init() {}
+
+    public static let fields: [RecordField<Publication>] = [
+        .required("id", .uuid, \.id),
+        .required("sermonId", .uuid, \.sermonId),
+        .required("publicId", .publicId, \.publicId),
+        .defaulted("parts", .arrayOf(Part.fieldType), \.parts),
+        .required("published", .bool, \.published),
+        .nullable("snapshot", .object, \.snapshot),
+        .nullable("publishedAt", .time, \.publishedAt),
+        .required("updatedAt", .time, \.updatedAt),
+        .nullable("deletedAt", .time, \.deletedAt),
+    ]
+
+    /// What may be published of a sermon.
+    public enum Part: String, FieldValue, CaseIterable {
+        case notes, summary, transcript
+
+        /// Published when no parts are named.
+        public static let defaults: [Part] = [.notes, .summary]
+    }
+}
+
+/// What a publication shows, as `sermon.publish` takes it of a sermon: `{title, speaker, date, serviceType,
+/// notes: [{timestamp, text}], summary: {title, text, type}|null, transcript: {text, segments}|null}` (a part
+/// not published is null, notes empty). Written by a device; the server reads it leniently
+/// (`LenientRecord<PublicationSnapshot>`), since any client can push any object as a snapshot.
+public struct PublicationSnapshot: RecordShape {
+    public var title = ""
+    public var speaker: String?
+    public var date: String?
+    public var serviceType: String?
+    public var notes: [NotePart] = []
+    public var summary: SummaryPart?
+    public var transcript: TranscriptPart?
+
+    public init() {}
+
+    public static let fields: [RecordField<PublicationSnapshot>] = [
+        .required("title", .string, \.title),
+        .nullable("speaker", .string, \.speaker),
+        .nullable("date", .time, \.date),
+        .nullable("serviceType", .string, \.serviceType),
+        .required("notes", .arrayOf(.object), \.notes),
+        .nullable("summary", .object, \.summary),
+        .nullable("transcript", .object, \.transcript),
+    ]
+
+    /// A note as published: its time and text.
+    public struct NotePart: RecordShape {
+        public var timestamp: Double = 0
+        public var text = ""
+
+        public init() {}
+        public init(timestamp: Double, text: String) {
+            self.timestamp = timestamp
+            self.text = text
+        }
+
+        public static let fields: [RecordField<NotePart>] = [
+            .required("timestamp", .number(min: 0), \.timestamp),
+            .required("text", .string, \.text),
+        ]
+    }
+
+    /// The summary as published. `type` is text: a snapshot shows what it was given.
+    public struct SummaryPart: RecordShape {
+        public var title = ""
+        public var text = ""
+        public var type = ""
+
+        public init() {}
+        public init(title: String, text: String, type: String) {
+            self.title = title
+            self.text = text
+            self.type = type
+        }
+
+        public static let fields: [RecordField<SummaryPart>] = [
+            .required("title", .string, \.title),
+            .required("text", .string, \.text),
+            .required("type", .string, \.type),
+        ]
+    }
+
+    /// The transcript as published.
+    public struct TranscriptPart: RecordShape {
+        public var text = ""
+        public var segments: [Transcript.Segment] = []
+
+        public init() {}
+        public init(text: String, segments: [Transcript.Segment]) {
+            self.text = text
+            self.segments = segments
+        }
+
+        public static let fields: [RecordField<TranscriptPart>] = [
+            .required("text", .string, \.text),
+            .required("segments", .segments, \.segments),
+        ]
+    }
+}
