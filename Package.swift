@@ -128,7 +128,11 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ]),
+        ], exclude: ["openapi.json"], plugins: ["EmbedOpenAPI"]),
+        // Compiles TNotesServer's openapi.json into it (OpenAPIDocument.json): the file is the one copy, the
+        // binary carries the text (no resource bundle at run time: the Debian package's build is static).
+        .plugin(name: "EmbedOpenAPI", capability: .buildTool(), dependencies: ["tnotes-embed-text"]),
+        .executableTarget(name: "tnotes-embed-text"),
         .executableTarget(name: "tnotes-server", dependencies: [
             "TNotesServer", "TNotesLogging", "TNotesConfig", "TNotesCore", "TNotesLifecycle", "CJemalloc",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -193,8 +197,8 @@ let package = Package(
 )
 
 // Package-wide Swift settings, as the swift-nio and Hummingbird packages have them: existential types spelled
-// `any P`, and a member visible only where its module is imported in that file.
-for target in package.targets where target.type != .system && !target.name.hasPrefix("C") {
+// `any P`, and a member visible only where its module is imported in that file (a plugin target takes no settings).
+for target in package.targets where target.type != .system && target.type != .plugin && !target.name.hasPrefix("C") {
     target.swiftSettings = (target.swiftSettings ?? []) + [
         .enableUpcomingFeature("ExistentialAny"),
         .enableUpcomingFeature("MemberImportVisibility"),

@@ -9,7 +9,7 @@ import glob, json, os, re, subprocess, sys
 
 # Toolchain and platform modules; names that appear in `import` lines of embedded Python snippets.
 SYSTEM = {"Foundation", "FoundationEssentials", "FoundationNetworking", "Glibc", "Darwin", "Dispatch",
-          "Synchronization", "Testing", "XCTest", "socket", "ctypes", "os", "sys"}
+          "Synchronization", "Testing", "XCTest", "PackagePlugin", "socket", "ctypes", "os", "sys"}
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 desc = json.loads(subprocess.run(["swift", "package", "describe", "--type", "json"], cwd=root,
                                  capture_output=True, text=True, check=True).stdout)
@@ -24,10 +24,11 @@ for t in desc["targets"]:
         imported |= {m.group(1) for m in re.finditer(r"^\s*(?:@testable\s+)?import\s+(\w+)", text, re.M)}
     # The other way round: a declared dependency that no file imports is dead weight (it is built and linked
     # for nothing, and it hides which module a target really needs). Executables are declared by test targets
-    # to have them built before the tests run them; C targets include their dependencies' headers instead.
+    # to have them built before the tests run them; build-tool plugins are used by the build, not imported; C
+    # targets include their dependencies' headers instead.
     if files:
         for dep in sorted(declared - imported):
-            if kinds.get(dep) == "executable":
+            if kinds.get(dep) in ("executable", "plugin"):
                 continue
             print(f"{t['path']}: target {t['name']} declares {dep} but no file of it imports it")
             bad += 1

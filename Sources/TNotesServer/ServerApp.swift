@@ -46,7 +46,21 @@ public struct ServerApp: Sendable {
     public func router() -> Router<BasicRequestContext> {
         let router = Router()
         router.add(middleware: AccessLog(logger: logger, metrics: metrics))
-        router.add(middleware: UnmatchedRoutes(openAPI: OpenAPIDocument.json))
+        addRoutes(to: router)
+        // Added after every route, from the routes themselves: the 405 table cannot miss one. A middleware wraps
+        // the routes added after it and the not-found responder (built from every middleware), so this one
+        // wraps only what the router answers when no handler matched: that is all it is for.
+        router.add(middleware: UnmatchedRoutes(routes: router.routes.map { ($0.path, $0.method) }))
+        return router
+    }
+
+    /// Every path and method the router serves, the path spelled as OpenAPI spells it (`/v1/audio/{sermonId}`):
+    /// what `ServerAPIDescriptionTests` compares with the document's `paths`, both ways.
+    public func servedRoutes() -> [(path: String, method: String)] {
+        router().routes.map { ($0.path.description, $0.method.rawValue) }
+    }
+
+    private func addRoutes(to router: Router<BasicRequestContext>) {
         let sync = self.sync, legacy = self.legacy, audio = self.audio, auth = self.auth, metrics = self.metrics
         let maxBody = settings.maxBodyBytes
         let maxChanges = settings.maxPushChanges
@@ -55,10 +69,12 @@ public struct ServerApp: Sendable {
             JSONResponse.make(["status": "ok"])
         }
 
-        // The API's own description (contract §6.6), no auth: what schemathesis and clients read.
+        // The API's own description (contract §6.6), no auth: what schemathesis and clients read. The bytes of
+        // openapi.json as they are (OpenAPIDocument), in one buffer every response shares.
+        let openAPI = ByteBuffer(string: OpenAPIDocument.json)
         Self.getAndHead(router, "/openapi.json") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
-                     body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
+                     body: .init(byteBuffer: openAPI))
         }
 
         Self.getAndHead(router, "/metrics") { _, _ in
@@ -179,7 +195,6 @@ public struct ServerApp: Sendable {
                 "headers": ["X-Content-SHA256": "<hex sha256 of the file>"],
             ])
         }
-        return router
     }
 
     /// A GET route, and HEAD on the same path answering as GET without the body (RFC 9110 §9.3.2).
@@ -188,10 +203,10 @@ public struct ServerApp: Sendable {
         router.get(path, use: handler)
         router.head(path) { request, context in
             var response = try await handler(request, context)
-            if response.headers[.contentLength] == nil, let length = response.body.contentLength {
-                response.headers[.contentLength] = String(length)
-            }
+            let length = response.headers[.contentLength] ?? response.body.contentLength.map { String($0) }
+            // Replacing the body sets Content-Length to the new body's (0): the GET's length is put back after.
             response.body = .init()
+            response.headers[.contentLength] = length
             return response
         }
     }

@@ -7,33 +7,37 @@ import TNotesCore
 /// - a known path asked with a method it does not serve answers 405 with `Allow`;
 /// (`HEAD` is served wherever `GET` is: `ServerApp.getAndHead` registers both);
 /// - an unknown path answers 404 with the JSON `{error, detail}` body, like every other error.
-/// The paths and their methods are read from the OpenAPI document the server serves, so the two agree.
+/// The paths and their methods are the router's own (`Router.routes`, read once every route is added), so
+/// the table cannot miss a route; `ServerAPIDescriptionTests` holds the OpenAPI document to the same list.
 struct UnmatchedRoutes: RouterMiddleware {
     typealias Context = BasicRequestContext
 
-    /// Each documented path as segments (`nil` for a `{parameter}`) with the methods it serves.
-    let routes: [(segments: [Substring?], methods: Set<String>)]
+    /// Each served path with the methods it serves.
+    let routes: [(path: RouterPath, methods: Set<String>)]
 
-    init(openAPI: String) {
-        var routes: [(segments: [Substring?], methods: Set<String>)] = []
-        if let paths = (try? JSON.parse(Array(openAPI.utf8)))?["paths"]?.objectValue {
-            for (path, item) in paths {
-                let segments = path.split(separator: "/").map { $0.hasPrefix("{") ? nil : $0 }
-                var methods = Set((item.objectValue ?? [:]).keys.map { $0.uppercased() }.filter { Self.httpMethods.contains($0) })
-                if methods.contains("GET") { methods.insert("HEAD") }
-                routes.append((segments, methods))
+    init(routes served: [(path: RouterPath, method: HTTPRequest.Method)]) {
+        var routes: [(path: RouterPath, methods: Set<String>)] = []
+        for route in served {
+            if let i = routes.firstIndex(where: { $0.path == route.path }) {
+                routes[i].methods.insert(route.method.rawValue)
+            } else {
+                routes.append((route.path, [route.method.rawValue]))
             }
         }
         self.routes = routes
     }
 
-    static let httpMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE"]
-
+    /// The methods served at `path`: those of the route the router's trie would take, the one whose
+    /// components match the path's segments with the most of them literal (a literal outranks a parameter).
     func methods(for path: String) -> Set<String>? {
         let parts = path.split(separator: "/")
-        return routes.first { route in
-            route.segments.count == parts.count && zip(route.segments, parts).allSatisfy { $0 == nil ? !$1.isEmpty : $0 == $1 }
-        }?.methods
+        let matching = routes.filter { route in
+            route.path.components.count == parts.count && zip(route.path.components, parts).allSatisfy { $0 ~= $1 }
+        }
+        func literals(_ route: (path: RouterPath, methods: Set<String>)) -> Int {
+            zip(route.path.components, parts).count { $0 == $1 }
+        }
+        return matching.max { literals($0) < literals($1) }?.methods
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
