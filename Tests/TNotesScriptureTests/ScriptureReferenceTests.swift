@@ -1,13 +1,14 @@
 import Foundation
+import Testing
 @testable import TNotesScripture
-import XCTest
 
 /// Table-driven tests of the scripture reference parser, and a cross-check of its written forms against an
 /// independent parser (pythonbible, through scripts/cross-check-refs.py).
 ///
 /// Expected references are written as `key(_:)` renders them: `ScriptureReference.display`, plus "→c:v" for
 /// the far end of a range across chapters; several references are separated by "; ", none is "".
-final class ScriptureReferenceTests: XCTestCase {
+@Suite("scripture: reference parser")
+struct ScriptureReferenceTests {
     // MARK: Case tables
 
     /// Written forms: found by `find(in:)`, and cross-checked against pythonbible.
@@ -259,117 +260,118 @@ final class ScriptureReferenceTests: XCTestCase {
 
     // MARK: Table tests
 
-    func testWrittenForms() {
-        for (text, expected) in Self.writtenCases {
-            XCTAssertEqual(Self.found(in: text), expected, "find(in: \(text.debugDescription))")
-        }
+    @Test("written forms are found", arguments: writtenCases)
+    func writtenForms(text: String, expected: String) {
+        #expect(Self.found(in: text) == expected, "find(in: \(text.debugDescription))")
     }
 
-    func testSpokenForms() {
-        for (text, expected) in Self.spokenCases {
-            XCTAssertEqual(Self.found(in: text), expected, "find(in: \(text.debugDescription))")
-        }
+    @Test("spoken forms are found", arguments: spokenCases)
+    func spokenForms(text: String, expected: String) {
+        #expect(Self.found(in: text) == expected, "find(in: \(text.debugDescription))")
     }
 
-    func testFalsePositivesFindNothing() {
-        for text in Self.falsePositives {
-            XCTAssertEqual(Self.found(in: text), "", "find(in: \(text.debugDescription))")
-        }
+    @Test("text that names no reference finds nothing", arguments: falsePositives)
+    func falsePositivesFindNothing(text: String) {
+        #expect(Self.found(in: text) == "", "find(in: \(text.debugDescription))")
     }
 
-    func testParse() {
-        for (text, expected) in Self.parseCases {
-            let parsed = ScriptureReferences.parse(text).map { $0.map(\.display).joined(separator: "; ") }
-            XCTAssertEqual(parsed, expected, "parse(\(text.debugDescription))")
-        }
+    @Test("parse: one reference or list of them, nil for anything else", arguments: parseCases)
+    func parse(text: String, expected: String?) {
+        let parsed = ScriptureReferences.parse(text).map { $0.map(\.display).joined(separator: "; ") }
+        #expect(parsed == expected, "parse(\(text.debugDescription))")
     }
 
-    func testCanonicalName() {
-        for (text, expected) in Self.canonicalNameCases {
-            XCTAssertEqual(BibleBooks.canonicalName(text), expected, "canonicalName(\(text.debugDescription))")
-        }
+    @Test("canonicalName: abbreviations, numerals and variants to the book's name", arguments: canonicalNameCases)
+    func canonicalName(text: String, expected: String?) {
+        #expect(BibleBooks.canonicalName(text) == expected, "canonicalName(\(text.debugDescription))")
     }
 
-    func testCaseCount() {
+    @Test("the tables hold at least 80 distinct written and spoken forms")
+    func caseCount() {
         let forms = Set(Self.writtenCases.map(\.text) + Self.spokenCases.map(\.text))
-        XCTAssertGreaterThanOrEqual(forms.count, 80, "distinct written and spoken forms")
+        #expect(forms.count >= 80, "distinct written and spoken forms")
     }
 
     // MARK: Books
 
-    func testBooks() {
-        XCTAssertEqual(BibleBooks.all.count, 66)
-        XCTAssertEqual(BibleBooks.all.reduce(0) { $0 + $1.chapters }, 1189)
-        XCTAssertEqual(Set(BibleBooks.all.map(\.name)).count, 66)
-        XCTAssertEqual(BibleBooks.all.first?.name, "Genesis")
-        XCTAssertEqual(BibleBooks.all.last?.name, "Revelation")
-        for book in BibleBooks.all {
-            XCTAssertEqual(BibleBooks.canonicalName(book.name), book.name)
-            XCTAssertEqual(BibleBooks.canonicalName(book.name.uppercased()), book.name)
-            XCTAssertEqual(BibleBooks.chapterCount(of: book.name), book.chapters)
-            if book.chapters == 1 {
-                // Single-chapter books read a lone number as a verse.
-                XCTAssertEqual(ScriptureReferences.parse("\(book.name) 5")?.map(\.display), ["\(book.name) 1:5"])
-                XCTAssertNil(ScriptureReferences.parse("\(book.name) 2:1"))
-            } else {
-                XCTAssertEqual(ScriptureReferences.parse("\(book.name) \(book.chapters)")?.map(\.display),
-                               ["\(book.name) \(book.chapters)"])
-                XCTAssertNil(ScriptureReferences.parse("\(book.name) \(book.chapters + 1)"), book.name)
-                XCTAssertEqual(Self.found(in: "see \(book.name) \(book.chapters):1 today"), "\(book.name) \(book.chapters):1")
-            }
+    @Test("66 books, 1,189 chapters, Genesis to Revelation")
+    func books() {
+        #expect(BibleBooks.all.count == 66)
+        #expect(BibleBooks.all.reduce(0) { $0 + $1.chapters } == 1189)
+        #expect(Set(BibleBooks.all.map(\.name)).count == 66)
+        #expect(BibleBooks.all.first?.name == "Genesis")
+        #expect(BibleBooks.all.last?.name == "Revelation")
+    }
+
+    @Test("each book: its name in any case, its chapter count, its last chapter and no further", arguments: BibleBooks.all)
+    func book(name: String, chapters: Int) {
+        #expect(BibleBooks.canonicalName(name) == name)
+        #expect(BibleBooks.canonicalName(name.uppercased()) == name)
+        #expect(BibleBooks.chapterCount(of: name) == chapters)
+        if chapters == 1 {
+            // Single-chapter books read a lone number as a verse.
+            #expect(ScriptureReferences.parse("\(name) 5")?.map(\.display) == ["\(name) 1:5"])
+            #expect(ScriptureReferences.parse("\(name) 2:1") == nil)
+        } else {
+            #expect(ScriptureReferences.parse("\(name) \(chapters)")?.map(\.display) == ["\(name) \(chapters)"])
+            #expect(ScriptureReferences.parse("\(name) \(chapters + 1)") == nil, "\(name)")
+            #expect(Self.found(in: "see \(name) \(chapters):1 today") == "\(name) \(chapters):1")
         }
     }
 
     // MARK: Matches
 
-    func testMatchRangesAndSpokenFlag() throws {
+    @Test("matches: the ranges they cover, the spoken flag, a span across chapters")
+    func matchRangesAndSpokenFlag() throws {
         let text = "Read Ps 23:1,4 and then john chapter three verse sixteen."
         let matches = ScriptureReferences.find(in: text)
-        XCTAssertEqual(matches.map { String(text[$0.range]) }, ["Ps 23:1", "4", "john chapter three verse sixteen"])
-        XCTAssertEqual(matches.map(\.spoken), [false, false, true])
+        #expect(matches.map { String(text[$0.range]) } == ["Ps 23:1", "4", "john chapter three verse sixteen"])
+        #expect(matches.map(\.spoken) == [false, false, true])
 
-        let span = try XCTUnwrap(ScriptureReferences.find(in: "John 3:16-4:2").first)
-        XCTAssertEqual(span.reference, ScriptureReference(book: "John", chapter: 3, verseStart: 16))
-        XCTAssertEqual(span.spanEnd, ChapterAndVerse(chapter: 4, verse: 2))
-        XCTAssertEqual(ScriptureReferences.parseMatches("John 3:16-4:2")?.first?.spanEnd,
-                       ChapterAndVerse(chapter: 4, verse: 2))
+        let span = try #require(ScriptureReferences.find(in: "John 3:16-4:2").first)
+        #expect(span.reference == ScriptureReference(book: "John", chapter: 3, verseStart: 16))
+        #expect(span.spanEnd == ChapterAndVerse(chapter: 4, verse: 2))
+        #expect(ScriptureReferences.parseMatches("John 3:16-4:2")?.first?.spanEnd == ChapterAndVerse(chapter: 4, verse: 2))
 
         let intro = "We read the book of romans chapter eight."
-        XCTAssertEqual(ScriptureReferences.find(in: intro).map { String(intro[$0.range]) },
-                       ["the book of romans chapter eight"])
+        #expect(ScriptureReferences.find(in: intro).map { String(intro[$0.range]) } == ["the book of romans chapter eight"])
     }
 
-    func testReferencesDeduplicatesInOrder() {
+    @Test("references(in:) drops repeats and keeps the order of first mention")
+    func referencesDeduplicatesInOrder() {
         let refs = ScriptureReferences.references(in: "John 3:16, then Rom 8, then John 3:16 again, and Romans 8.")
-        XCTAssertEqual(refs.map(\.display), ["John 3:16", "Romans 8"])
+        #expect(refs.map(\.display) == ["John 3:16", "Romans 8"])
     }
 
-    func testDisplay() {
-        XCTAssertEqual(ScriptureReference(book: "Romans", chapter: 8, verseStart: 1, verseEnd: 4).display, "Romans 8:1-4")
-        XCTAssertEqual(ScriptureReference(book: "1 Corinthians", chapter: 13).display, "1 Corinthians 13")
-        XCTAssertEqual(ScriptureReference(book: "Psalms", chapter: 23, verseStart: 1).display, "Psalms 23:1")
-        XCTAssertEqual(ScriptureReference(book: "John", chapter: 3, verseStart: 16).display, "John 3:16")
+    @Test("display: book, chapter, verse or verse range")
+    func display() {
+        #expect(ScriptureReference(book: "Romans", chapter: 8, verseStart: 1, verseEnd: 4).display == "Romans 8:1-4")
+        #expect(ScriptureReference(book: "1 Corinthians", chapter: 13).display == "1 Corinthians 13")
+        #expect(ScriptureReference(book: "Psalms", chapter: 23, verseStart: 1).display == "Psalms 23:1")
+        #expect(ScriptureReference(book: "John", chapter: 3, verseStart: 16).display == "John 3:16")
     }
 
-    /// Random token soup: no crash, every reference valid, every range inside the text.
-    func testRandomTextYieldsOnlyValidReferences() {
+    @Test("random token soup: no crash, every reference valid, every range inside the text")
+    func randomTextYieldsOnlyValidReferences() {
         let pieces = ["John", "john", "1", "2", "3", "16", "500", ":", "-", "–", ",", ";", ".", " ", " ", " ", "Ps",
                       "chapter", "verse", "three", "sixteen", "hundred", "and", "through", "Jude", "Song", "of",
                       "Songs", "the", "book", "I", "Cor", "first", "é", "—", "\u{00A0}", "Mark", "job", "0", "176",
                       "177", "Obadiah", "twenty", "one", "ff", "a"]
         for text in Self.randomTexts(pieces, count: 3000, maxPieces: 14, seed: 0x5EED) {
             for match in ScriptureReferences.find(in: text) {
-                XCTAssertTrue(match.range.lowerBound >= text.startIndex && match.range.upperBound <= text.endIndex)
-                Self.assertValid(match.reference, text)
+                #expect(match.range.lowerBound >= text.startIndex && match.range.upperBound <= text.endIndex,
+                        "\(text.debugDescription)")
+                Self.expectValid(match.reference, text)
             }
-            for reference in ScriptureReferences.parse(text) ?? [] { Self.assertValid(reference, text) }
+            for reference in ScriptureReferences.parse(text) ?? [] { Self.expectValid(reference, text) }
         }
     }
 
     /// The pre-scan (`mentionsBook`) hides no reference: over every table case, and over random texts built
     /// from book names, abbreviations, numbers, punctuation and non-ASCII pieces, `find` answers what the
     /// tokens alone answer. And it does its job: plain prose without a book word is not tokenized.
-    func testBookPreScanHidesNoReference() {
+    @Test("the pre-scan for a book word hides no reference, and skips prose without one")
+    func bookPreScanHidesNoReference() {
         var texts = Self.writtenCases.map(\.text) + Self.spokenCases.map(\.text) + Self.falsePositives
         let pieces = ["John", "JOHN", "jn", "1", "2", "3", "16", ":", "-", "–", ",", ".", " ", " ", "Ps", "psalm", "chapter",
                       "verse", "three", "sixteen", "Song", "of", "Songs", "the", "book", "gospel", "according", "to", "I", "II",
@@ -379,30 +381,31 @@ final class ScriptureReferenceTests: XCTestCase {
         var found = 0
         for text in texts {
             let unfiltered = ScriptureReferences.matches(in: text)
-            XCTAssertEqual(ScriptureReferences.find(in: text).map(\.reference), unfiltered.map(\.reference), text.debugDescription)
+            #expect(ScriptureReferences.find(in: text).map(\.reference) == unfiltered.map(\.reference), "\(text.debugDescription)")
             if !unfiltered.isEmpty {
                 found += 1
-                XCTAssertTrue(ScriptureReferences.mentionsBook(text), text.debugDescription)
+                #expect(ScriptureReferences.mentionsBook(text), "\(text.debugDescription)")
             }
         }
-        XCTAssertGreaterThan(found, 150, "the texts hold references")
+        #expect(found > 150, "the texts hold references")
         for prose in ["Note 12 of sermon 7: grace abounds in the valley", "segment 3 faith hope love", "", "12:30 3-4",
                       "Johnny came marching home", "the letters of the apostle"] {
-            XCTAssertFalse(ScriptureReferences.mentionsBook(prose), prose)
+            #expect(!ScriptureReferences.mentionsBook(prose), "\(prose)")
         }
-        XCTAssertTrue(ScriptureReferences.mentionsBook("see 1Cor13"))
-        XCTAssertTrue(ScriptureReferences.mentionsBook("café John"))
+        #expect(ScriptureReferences.mentionsBook("see 1Cor13"))
+        #expect(ScriptureReferences.mentionsBook("café John"))
     }
 
     /// The pre-scan's word look-up (packed integers for words of up to 8 letters, the string set above that)
     /// answers as `bookWords` does: every book word in any case, and random letter runs of 1 to 15.
-    func testBookPreScanLooksWordsUpAsTheWordSet() {
+    @Test("the pre-scan's packed word look-up answers as the book word set does")
+    func bookPreScanLooksWordsUpAsTheWordSet() {
         for word in BookNames.bookWords {
-            XCTAssertTrue(ScriptureReferences.mentionsBook(word), word)
-            XCTAssertTrue(ScriptureReferences.mentionsBook(word.uppercased()), word)
-            XCTAssertTrue(ScriptureReferences.mentionsBook("12 " + word.capitalized + ", 3"), word)
+            #expect(ScriptureReferences.mentionsBook(word), "\(word)")
+            #expect(ScriptureReferences.mentionsBook(word.uppercased()), "\(word)")
+            #expect(ScriptureReferences.mentionsBook("12 " + word.capitalized + ", 3"), "\(word)")
             for near in [word + "x", "q" + word, String(word.dropLast())] where !near.isEmpty {
-                XCTAssertEqual(ScriptureReferences.mentionsBook(near), BookNames.bookWords.contains(near), near)
+                #expect(ScriptureReferences.mentionsBook(near) == BookNames.bookWords.contains(near), "\(near)")
             }
         }
         var seed: UInt64 = 0x5CA7
@@ -416,9 +419,9 @@ final class ScriptureReferenceTests: XCTestCase {
                 s = s &* 6364136223846793005 &+ 1442695040888963407
                 word.unicodeScalars.append(UnicodeScalar(letters[Int(s >> 59) % 26]))
             }
-            XCTAssertEqual(ScriptureReferences.mentionsBook(word), BookNames.bookWords.contains(word), word)
+            #expect(ScriptureReferences.mentionsBook(word) == BookNames.bookWords.contains(word), "\(word)")
         }
-        XCTAssertEqual(BookNames.packedShortBookWords.count, BookNames.bookWords.filter { $0.utf8.count <= 8 }.count)
+        #expect(BookNames.packedShortBookWords.count == BookNames.bookWords.filter { $0.utf8.count <= 8 }.count)
     }
 
     /// `count` texts, each of fewer than `maxPieces` pieces drawn from `pieces` by a fixed generator (the
@@ -436,21 +439,25 @@ final class ScriptureReferenceTests: XCTestCase {
         }
     }
 
-    static func assertValid(_ reference: ScriptureReference, _ text: String, line: UInt = #line) {
+    /// Expects `reference` to name a real book, a chapter it has, and a verse range that runs forwards; a
+    /// failure is reported at the caller's line.
+    static func expectValid(_ reference: ScriptureReference, _ text: String,
+                            sourceLocation: SourceLocation = #_sourceLocation) {
         let chapters = BibleBooks.chapterCount(of: reference.book)
-        XCTAssertNotNil(chapters, text, line: line)
-        XCTAssertTrue((1...(chapters ?? 0)).contains(reference.chapter), text, line: line)
+        #expect(chapters != nil, "\(text.debugDescription)", sourceLocation: sourceLocation)
+        #expect((1...(chapters ?? 0)).contains(reference.chapter), "\(text.debugDescription)", sourceLocation: sourceLocation)
         if let start = reference.verseStart {
-            XCTAssertTrue((1...176).contains(start), text, line: line)
-            if let end = reference.verseEnd { XCTAssertGreaterThan(end, start, text, line: line) }
+            #expect((1...176).contains(start), "\(text.debugDescription)", sourceLocation: sourceLocation)
+            if let end = reference.verseEnd { #expect(end > start, "\(text.debugDescription)", sourceLocation: sourceLocation) }
         } else {
-            XCTAssertNil(reference.verseEnd, text, line: line)
+            #expect(reference.verseEnd == nil, "\(text.debugDescription)", sourceLocation: sourceLocation)
         }
     }
 
     /// A 10,000-word transcript with references sprinkled in. Prints the time; the bound is loose because tests
     /// build without optimisation (an optimised build takes a few milliseconds).
-    func testSpeedOnTenThousandWords() {
+    @Test("find(in:) over 10,000 words is fast (prints the time; a loose bound for a debug build)")
+    func speedOnTenThousandWords() {
         let filler = "and so we see that the numbers were high but Mark my words a job well done is its own reward"
             .split(separator: " ")
         let inserts = ["John 3:16", "romans chapter eight verse twenty eight", "Ps 23:1,4", "first john four eight"]
@@ -466,15 +473,15 @@ final class ScriptureReferenceTests: XCTestCase {
         let matches = ScriptureReferences.find(in: text)
         let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
         print("find(in:) over \(words.count) words: \(matches.count) matches in \(String(format: "%.1f", milliseconds)) ms")
-        XCTAssertGreaterThan(matches.count, 100)
-        XCTAssertLessThan(milliseconds, 2000)
+        #expect(matches.count > 100)
+        #expect(milliseconds < 2000)
     }
 
     // MARK: Cross-check against pythonbible
 
     /// Written cases where pythonbible (0.15.5) reads differently from this parser, and why this parser's
     /// reading is kept. pythonbible's output for these lines is not compared (our own expectation still is,
-    /// in `testWrittenForms`).
+    /// in `writtenForms`).
     static let knownPythonbibleDifferences: [String: String] = [
         "Rom. 8:1–4": "pythonbible knows only the ASCII hyphen; an en dash ends its reference at 8:1",
         "Rom 8:1—4": "pythonbible knows only the ASCII hyphen; an em dash ends its reference at 8:1",
@@ -504,22 +511,29 @@ final class ScriptureReferenceTests: XCTestCase {
         "Meet Mark 3:30pm": "a time: a verse number glued to letters other than a/b/c/f/ff is no verse",
     ]
 
-    func testCrossCheckAgainstPythonbible() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let probe = try Self.run(["python3", "-c", "import pythonbible"], input: "", in: root)
-        if probe.status != 0 { throw XCTSkip("pythonbible is not installed: pip install pythonbible") }
+    /// The repository root: the cross-check runs scripts/cross-check-refs.py from there.
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
+    /// Whether python3 can import pythonbible. scripts/test.sh installs it; where it is missing the
+    /// cross-check is skipped, and the test run says so and why (not a silent pass).
+    static var hasPythonbible: Bool {
+        (try? run(["python3", "-c", "import pythonbible"], input: "", in: root))?.status == 0
+    }
+
+    @Test("written forms and false positives read as pythonbible reads them, or differ for a listed reason",
+          .enabled(if: hasPythonbible, "pythonbible is not installed: pip install pythonbible==0.15.5 (scripts/test.sh does)"))
+    func crossCheckAgainstPythonbible() throws {
         let cases = Self.writtenCases + Self.falsePositives.filter { !$0.isEmpty }.map { ($0, "") }
         let input = cases.map(\.text).joined(separator: "\n") + "\n"
-        let result = try Self.run(["python3", "scripts/cross-check-refs.py"], input: input, in: root)
-        XCTAssertEqual(result.status, 0, result.error)
+        let result = try Self.run(["python3", "scripts/cross-check-refs.py"], input: input, in: Self.root)
+        #expect(result.status == 0, "\(result.error)")
         let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
-        XCTAssertEqual(lines.count, cases.count)
+        #expect(lines.count == cases.count)
 
         let texts = Set(cases.map(\.text))
         for text in Self.knownPythonbibleDifferences.keys {
-            XCTAssertTrue(texts.contains(text), "listed difference \(text.debugDescription) is no case")
+            #expect(texts.contains(text), "listed difference \(text.debugDescription) is no case")
         }
 
         var agreed = 0
@@ -536,7 +550,7 @@ final class ScriptureReferenceTests: XCTestCase {
             } else if let reason = Self.knownPythonbibleDifferences[text] {
                 differed.append("\(text.debugDescription): ours \(ours.debugDescription), pythonbible \(theirs.debugDescription) — \(reason)")
             } else {
-                XCTFail("\(text.debugDescription): ours \(ours.debugDescription), pythonbible \(theirs.debugDescription)")
+                Issue.record("\(text.debugDescription): ours \(ours.debugDescription), pythonbible \(theirs.debugDescription)")
             }
         }
         print("pythonbible cross-check: \(agreed) agree, \(differed.count) known differences")
