@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Fuzzes the two libFuzzer targets for a bounded time (FUZZ_SECONDS, default 60) from the committed corpus.
-# Fails on any crash, memory error or timeout.
+# Fuzzes the three libFuzzer targets for a bounded time (FUZZ_SECONDS, default 60) each, from the committed
+# corpus. Fails on any crash, memory error or timeout. FUZZ_TARGETS (default "rpc push render") picks some.
 #
 # - tnotes-fuzz-rpc (JSON-RPC lines through the daemon's own method table over a real store): a build with
 #   coverage on this package's own modules and no ASan, fuzzed by two libFuzzer workers (one per core of the
 #   2-core machines this runs on) that share one corpus. Every input it kept is then replayed through an ASan
 #   build of the same target.
 # - tnotes-fuzz-push (push bodies): ASan throughout, one worker.
+# - tnotes-fuzz-render (stored records and publication snapshots through every renderer: the public page and
+#   its JSON, the CLI's views, exports and progress lines, the summariser, the assistant, the scripture scan,
+#   ClockTime): the coverage build, two workers, like the RPC target; no ASan (see below).
 #
 # Why the RPC target runs without ASan while fuzzing: its inputs are many small JSON-RPC lines, and Swift code
 # allocates for each; ASan's allocator (quarantine, poisoning, stack depot) was 35 % of the target's time and
@@ -14,9 +17,15 @@
 # still traps on every bounds, overflow and precondition failure, and the corpus replay under ASan catches
 # memory errors in the unsafe code (the JSON parser) on every input that found new coverage. The push target
 # fuzzes that same parser under ASan at millions of inputs a minute.
+#
+# The render target has no ASan build at all: its work is Swift string handling (no unsafe code of its own but
+# the JSON writer and parser the other two targets cover under ASan), and its rate without ASan is what the
+# issue asks for (at least 100,000 inputs in 60 s on 2 cores, printed below). An ASan build would also
+# compile the server's dependencies (Hummingbird, PostgresNIO with its own BoringSSL) a second time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${FUZZ_SECONDS:-60}"
+wanted() { [[ " ${FUZZ_TARGETS:-rpc push render} " == *" $1 "* ]]; }
 # SwiftPM gives every executable its own main (aliased with --defsym), which clashes with the main of the
 # libFuzzer runtime that -sanitize=fuzzer links whole. So: coverage instrumentation from swiftc, libFuzzer
 # *without* its main, entered through LLVMFuzzerRunDriver from the target's own @main.
@@ -30,9 +39,12 @@ build() {  # scratch product [flags…]
   swift build -c release --scratch-path "$scratch" "$@" --product "$product" 2>&1 | grep -v "Cannot export local symbol" | tail -2
 }
 # TNOTES_FUZZ_COVERAGE makes Package.swift add -sanitize=fuzzer (coverage) to this package's own modules only.
-TNOTES_FUZZ_COVERAGE=1 build .build-fuzz-cov tnotes-fuzz-rpc "${link[@]}"
-build .build-fuzz tnotes-fuzz-rpc "${asan[@]}" "${link[@]}"
-build .build-fuzz tnotes-fuzz-push "${asan[@]}" "${link[@]}"
+if wanted rpc; then TNOTES_FUZZ_COVERAGE=1 build .build-fuzz-cov tnotes-fuzz-rpc "${link[@]}"; fi
+# The same scratch: the modules the two share (TNotesCore, TNotesProcessing, TNotesScripture, swift-nio …) are
+# built once. SwiftPM takes one --product a call; a second call only plans (seconds) and builds what is new.
+if wanted render; then TNOTES_FUZZ_COVERAGE=1 build .build-fuzz-cov tnotes-fuzz-render "${link[@]}"; fi
+if wanted rpc; then build .build-fuzz tnotes-fuzz-rpc "${asan[@]}" "${link[@]}"; fi
+if wanted push; then build .build-fuzz tnotes-fuzz-push "${asan[@]}" "${link[@]}"; fi
 
 # Leak detection is off: the Swift runtime keeps process-wide caches (metadata, the concurrency pool) that
 # LeakSanitizer reports on the first input. Memory errors (overflow, use-after-free) still abort.
@@ -55,44 +67,64 @@ fail() {  # name work log
 # Working files on tmpfs when there is one: libFuzzer writes every new corpus entry as a file.
 workdir() { mktemp -d -p "$( [ -d /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")"; }
 
+# Two libFuzzer workers (one per core) of a coverage build over one corpus, in $work; prints the inputs run;
+# exits through `fail` when a worker failed.
+two_workers() {  # name
+  cp -r "Tests/Fuzz/corpus-$1/." "$work/corpus"
+  echo "fuzzing $1 for ${seconds}s (2 workers)"
+  set +e
+  (cd "$work" && "$OLDPWD/.build-fuzz-cov/release/tnotes-fuzz-$1" -jobs=2 -workers=2 -max_total_time="$seconds" "${common[@]}" \
+     -artifact_prefix="$work/" "$work/corpus" > "$work/log" 2>&1)
+  local status=$?
+  set -e
+  for w in "$work"/fuzz-*.log; do
+    grep -E "^(INFO: Seed|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==ERROR|SUMMARY)" "$w" | sed "s|^|$(basename "$w" .log): |" || true
+  done
+  local total
+  total=$(cat "$work"/fuzz-*.log | awk '/^stat::number_of_executed_units:/ { n += $2 } END { print n + 0 }')
+  echo "$1: ${total:-0} inputs in ${seconds}s over both workers"
+  if [ "$status" -ne 0 ]; then
+    # The worker that failed is the one whose log reports it.
+    local failed
+    failed=$(grep -lE "==[0-9]+==ERROR|deadly signal|Fatal error|timeout after|out-of-memory" "$work"/fuzz-*.log | head -1)
+    fail "$1" "$work" "${failed:-$work/log}"
+  fi
+}
+
 # --- RPC: two workers over one corpus, then an ASan replay of that corpus.
-work=$(workdir)
-cp -r Tests/Fuzz/corpus-rpc/. "$work/corpus"
-echo "fuzzing rpc for ${seconds}s (2 workers)"
-set +e
-(cd "$work" && "$OLDPWD/.build-fuzz-cov/release/tnotes-fuzz-rpc" -jobs=2 -workers=2 -max_total_time="$seconds" "${common[@]}" \
-   -artifact_prefix="$work/" "$work/corpus" > "$work/log" 2>&1)
-status=$?
-set -e
-for w in "$work"/fuzz-*.log; do
-  grep -E "^(INFO: Seed|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==ERROR|SUMMARY)" "$w" | sed "s|^|$(basename "$w" .log): |" || true
-done
-total=$(cat "$work"/fuzz-*.log | awk '/^stat::number_of_executed_units:/ { n += $2 } END { print n + 0 }')
-echo "rpc: ${total:-0} inputs in ${seconds}s over both workers"
-if [ "$status" -ne 0 ]; then
-  # The worker that failed is the one whose log reports it.
-  failed=$(grep -lE "==[0-9]+==ERROR|deadly signal|Fatal error|timeout after|out-of-memory" "$work"/fuzz-*.log | head -1)
-  fail rpc "$work" "${failed:-$work/log}"
+if wanted rpc; then
+  work=$(workdir)
+  two_workers rpc
+  kept=$(ls "$work/corpus" | wc -l)
+  echo "replaying the $kept kept rpc inputs under ASan"
+  set +e
+  .build-fuzz/release/tnotes-fuzz-rpc -runs=0 "${common[@]}" -artifact_prefix="$work/" "$work/corpus" > "$work/replay.log" 2>&1
+  status=$?
+  set -e
+  [ "$status" -eq 0 ] || fail "rpc (ASan replay)" "$work" "$work/replay.log"
+  rm -rf "$work"
+  echo "fuzz rpc: no crash"
 fi
-kept=$(ls "$work/corpus" | wc -l)
-echo "replaying the $kept kept rpc inputs under ASan"
-set +e
-.build-fuzz/release/tnotes-fuzz-rpc -runs=0 "${common[@]}" -artifact_prefix="$work/" "$work/corpus" > "$work/replay.log" 2>&1
-status=$?
-set -e
-[ "$status" -eq 0 ] || fail "rpc (ASan replay)" "$work" "$work/replay.log"
-rm -rf "$work"
-echo "fuzz rpc: no crash"
 
 # --- push: one ASan worker.
-work=$(workdir)
-cp -r Tests/Fuzz/corpus-push/. "$work/corpus"
-echo "fuzzing push for ${seconds}s"
-set +e
-.build-fuzz/release/tnotes-fuzz-push -max_total_time="$seconds" "${common[@]}" -artifact_prefix="$work/" "$work/corpus" > "$work/log" 2>&1
-status=$?
-set -e
-grep -E "^(INFO: Seed|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==ERROR|SUMMARY)" "$work/log" || true
-[ "$status" -eq 0 ] || fail push "$work" "$work/log"
-rm -rf "$work"
-echo "fuzz push: no crash"
+if wanted push; then
+  work=$(workdir)
+  cp -r Tests/Fuzz/corpus-push/. "$work/corpus"
+  echo "fuzzing push for ${seconds}s"
+  set +e
+  .build-fuzz/release/tnotes-fuzz-push -max_total_time="$seconds" "${common[@]}" -artifact_prefix="$work/" "$work/corpus" > "$work/log" 2>&1
+  status=$?
+  set -e
+  grep -E "^(INFO: Seed|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==ERROR|SUMMARY)" "$work/log" || true
+  [ "$status" -eq 0 ] || fail push "$work" "$work/log"
+  rm -rf "$work"
+  echo "fuzz push: no crash"
+fi
+
+# --- render: two workers over one corpus.
+if wanted render; then
+  work=$(workdir)
+  two_workers render
+  rm -rf "$work"
+  echo "fuzz render: no crash"
+fi

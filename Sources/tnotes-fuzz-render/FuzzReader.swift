@@ -5,10 +5,11 @@ struct FuzzReader {
     private let bytes: [UInt8]
     private var position = 0
     /// Characters that long strings may still add for this input (`RecordGenerator.long`). The renderers are
-    /// linear or close to it, but all of them together over a 100 kB text take about ten milliseconds, a
-    /// hundred small inputs' time: set by the generator's first choice, so that most inputs stay small (two
-    /// labels past the 1,000-character bound) and one in 64 holds a text at the 100,000-character bound,
-    /// at the 100,000-inputs-a-minute rate scripts/fuzz.sh reports.
+    /// linear or close to it, but all of them together over a 100 kB text take about ten milliseconds, the
+    /// time of twenty small inputs: set by the generator's first choices, so that most inputs stay small, one
+    /// in sixteen may hold two labels past the 1,000-character bound, and one in 256 a text at the 100,000-
+    /// character bound (one in 64 was a quarter of all the time), at the 100,000-inputs-a-minute rate
+    /// scripts/fuzz.sh reports.
     var longBudget = 0
 
     init(_ bytes: [UInt8]) {
