@@ -83,6 +83,12 @@ two_workers() {  # name
   local total
   total=$(cat "$work"/fuzz-*.log | awk '/^stat::number_of_executed_units:/ { n += $2 } END { print n + 0 }')
   echo "$1: ${total:-0} inputs in ${seconds}s over both workers"
+  # Issue #49 asks the render target for at least 100,000 inputs in 60 s on a 2-core machine. Reported, not
+  # enforced: a CI machine shared with other work runs slower, and a red run over that would land nothing.
+  if [ "$1" = render ] && [ "$seconds" -ge 60 ]; then
+    if [ "${total:-0}" -ge $((100000 * seconds / 60)) ]; then echo "render rate: at or above 100,000 inputs a minute"
+    else echo "render rate: BELOW 100,000 inputs a minute (a busy machine, or a slower renderer: see perf in fuzz.sh)"; fi
+  fi
   if [ "$status" -ne 0 ]; then
     # The worker that failed is the one whose log reports it.
     local failed

@@ -50,7 +50,7 @@ struct RecordGenerator {
     }
 
     mutating func scenario() -> Scenario {
-        r.longBudget = r.rare(256) ? 110_000 : r.rare(16) ? 2_200 : 0
+        r.longBudget = FuzzReader.longBudget(of: r)
         let thorough = r.rare(4), turn = r.below(8)
         let sermonId = r.pick(Values.ids)
         // Keys in canonical (byte) order, in every literal here: a JSONObject literal in that order is taken as

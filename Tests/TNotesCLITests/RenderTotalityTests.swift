@@ -32,6 +32,21 @@ struct RenderTotalityTests {
         #expect(ClockTime.duration(3723) == "1h 2m")
     }
 
+    @Test("multi-line text: every line indented (CRLF lines too), trailing space dropped; one-line texts cut at 100 characters")
+    func linesAndPadding() {
+        #expect(Render.indented("a\nb\r\nc  \n\n", first: "- ", rest: "  ") == "- a\n  b\n  c")
+        #expect(Render.indented("", first: "- ", rest: "  ") == "- ")
+        #expect(Render.indented("\r\n\nx", first: "> ", rest: ". ") == "> \n. \n. x")
+        // A combining mark after a line feed stays with the next line's text.
+        #expect(Render.indented("e\n\u{301}", first: "", rest: "  ") == "e\n  \u{301}")
+        #expect(Format.oneLine("a\r\nb\u{2028}c\u{85}d\n\ne") == "a b c d e")
+        #expect(Format.oneLine(String(repeating: "é", count: 100)) == String(repeating: "é", count: 100))
+        #expect(Format.oneLine(String(repeating: "é", count: 101)) == String(repeating: "é", count: 99) + "…")
+        #expect(Format.oneLine(String(repeating: "e\u{301}", count: 60)).count == 60)
+        #expect(Format.spaces(3) == "   " && Format.spaces(0) == "" && Format.spaces(-5) == "")
+        #expect(Format.padLeft("ab", 4) == "  ab" && Format.padRight("ab", 4) == "ab  " && Format.padRight("abc", 2) == "abc")
+    }
+
     @Test("sermon show of hostile notes and segments, exactly")
     func sermonShow() throws {
         let sermon = try JSON.parse("""

@@ -20,6 +20,7 @@ struct HostileValueTests {
         ]
     }
 
+    static let quoteWithMark = "\"\u{301} onmouseover=\"alert(1)\""
     static func newPublicId() -> String { PublicId.make(title: "Hostile") }
 
     /// GET `path` with no cache: 200 expected; the answer.
@@ -61,7 +62,7 @@ struct HostileValueTests {
                 "transcript": ["text": "the transcript text itself", "segments": ["start": 1, "text": "segments as an object"]],
             ]
             let two: JSON = [
-                "title": "Second sermon", "date": "2025-11-09T10:30:00.000Z",
+                "title": "Second sermon", "date": "2025-11-09T10:30:00.000Z", "speaker": .string(Self.quoteWithMark),
                 "notes": ["timestamp": 1e19, "text": "notes as an object"],
                 "summary": ["title": 5, "text": "the summary body", "type": [] as JSON],
                 "transcript": ["text": "second transcript", "segments": [
@@ -113,6 +114,10 @@ struct HostileValueTests {
             // The second: notes as an object are no notes; the summary's and segments' good fields stay.
             let html2 = try Self.page(http, "/p/\(second)").text
             #expect(html2.contains("<h1>Second sermon</h1>") && html2.contains("9 November 2025"))
+            // A quote followed by a combining mark is one Character, and a per-Character escape let it out raw;
+            // in an attribute (the description) it would have ended the value and opened another.
+            #expect(!html2.contains(Self.quoteWithMark) && !html2.contains("\" onmouseover"), "\(html2)")
+            #expect(html2.contains("&quot;\u{301} onmouseover=&quot;alert(1)&quot;"), "\(html2)")
             #expect(!html2.contains("notes as an object") && !html2.contains("<section class=\"notes\">"))
             #expect(html2.contains("<h2>Summary</h2>") && html2.contains("the summary body"), "\(html2)")
             #expect(html2.contains("<time class=\"at\">\(ClockTime.format(1e300))</time><span class=\"text\">segment at a huge start</span>"))

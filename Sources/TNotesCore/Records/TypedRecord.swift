@@ -1,3 +1,4 @@
+import Synchronization
 /// Typed records (issue #50): one definition per collection, a struct and its field descriptors, from which
 /// the record schema (`RecordSchema.of`, the one validation gate), the typed decoders and the encoder are all
 /// derived. A field's wire name is written once, in its descriptor; code that reads a record reads a typed
@@ -180,9 +181,24 @@ extension RecordShape {
     /// The wire name of the field that `keyPath` names. A key path that names no field is a programming
     /// error of the caller (every caller's key path is a constant, seen by the first test that runs it).
     public static func name(_ keyPath: PartialKeyPath<Self>) -> String {
-        guard let f = field(keyPath) else { preconditionFailure("\(Self.self): \(keyPath) is not a field") }
-        return f.name
+        let key = FieldIndexKey(shape: ObjectIdentifier(Self.self), hash: keyPath.hashValue)
+        // The table is a hint, checked with one comparison: two key paths may share a hash.
+        if let i = fieldIndexes.withLock({ $0[key] }), i < fields.count, fields[i].keyPath == keyPath { return fields[i].name }
+        guard let i = fields.firstIndex(where: { $0.keyPath == keyPath }) else {
+            preconditionFailure("\(Self.self): \(keyPath) is not a field")
+        }
+        fieldIndexes.withLock { $0[key] = i }
+        return fields[i].name
     }
+}
+
+/// Where in its shape's `fields` the key paths `RecordShape.name` was asked for are, by shape and key path hash.
+/// `LenientRecord` reads every field through a key path; comparing it with each descriptor's in turn was 7 %
+/// of the render fuzzer's time, a hash and one comparison are a fraction of that.
+private let fieldIndexes = Mutex<[FieldIndexKey: Int]>([:])
+private struct FieldIndexKey: Hashable, Sendable {
+    let shape: ObjectIdentifier
+    let hash: Int
 }
 
 /// A synced collection's record.
