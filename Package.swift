@@ -51,7 +51,9 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // Log lines for the executables: stderr, with journal priorities under systemd.
-        .target(name: "TNotesLogging", dependencies: [.product(name: "Logging", package: "swift-log")]),
+        .target(name: "TNotesLogging", dependencies: [
+            .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         // Strict TOML reading (unknown key / wrong type / bad value → an error naming file and key).
         .target(name: "TNotesConfig", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")]),
         // A small SQLite connection/statement layer, shared by the daemon's store and the server.
@@ -61,6 +63,7 @@ let package = Package(
             "CSQLite", "TNotesSQLite", "TNotesCore", "TNotesScripture",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // JSON-RPC 2.0 as a protocol: method table (dispatch + OpenRPC), params validation, batches.
         .target(name: "TNotesRPC", dependencies: [
@@ -77,16 +80,18 @@ let package = Package(
         ]),
         // The sync engine: outbox push, cursor pull, backoff, triggers (incl. network changes), audio transfers.
         .target(name: "TNotesSync", dependencies: [
-            "TNotesCore", "TNotesStore", "CCurlShim",
+            "TNotesCore", "TNotesStore", "TNotesLifecycle", "CCurlShim",
             .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // Supervision shared by tnotesd and tnotes-server: named services whose failure is one log line and a
-        // non-zero exit.
+        // non-zero exit; how blocking work leaves the event loops (BlockingWork.swift).
         .target(name: "TNotesLifecycle", dependencies: [
             "TNotesCore",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // Scripture references: book names, abbreviations, written and spoken forms (pure logic, no I/O).
@@ -113,6 +118,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             .product(name: "TOMLKit", package: "TOMLKit"),
+            .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // The sync server: HTTP API (Hummingbird), storage on SQLite or PostgreSQL, users and tokens.
         .target(name: "TNotesServer", dependencies: [
@@ -128,6 +134,7 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "SystemPackage", package: "swift-system"),
         ], exclude: ["openapi.json"], plugins: ["EmbedOpenAPI"]),
         // Compiles TNotesServer's openapi.json into it (OpenAPIDocument.json): the file is the one copy, the
         // binary carries the text (no resource bundle at run time: the Debian package's build is static).
@@ -146,18 +153,19 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
-        // A blocking client of the daemon's socket and the default socket path (for the CLI and scripts).
-        .target(name: "TNotesClient", dependencies: ["TNotesCore"]),
+        // The one client of the daemon's socket (the CLI's, the tests' and the bench's) and the default socket path.
+        .target(name: "TNotesClient", dependencies: ["TNotesCore", .product(name: "SystemPackage", package: "swift-system")]),
         // The CLI's renderings of what the daemon returns: pure, total functions of JSON, a library of their own
         // so a fuzzer can call them.
         .target(name: "TNotesCLIRender", dependencies: ["TNotesCore"]),
         .executableTarget(name: "tnotes", dependencies: [
             "TNotesClient", "TNotesCore", "TNotesCLIRender",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // The benchmark: real processes, every figure beside a baseline measured in the same run.
         .executableTarget(name: "tnotes-bench", dependencies: [
-            "TNotesCore", "TNotesStore", "TNotesSQLite", "TNotesTestSupport", .product(name: "Logging", package: "swift-log"),
+            "TNotesCore", "TNotesStore", "TNotesSQLite", "TNotesTestSupport", "TNotesClient", .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"), .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // libFuzzer targets (built with -sanitize=fuzzer -DFUZZING by scripts/fuzz.sh); a normal build replays the corpus.
@@ -171,9 +179,11 @@ let package = Package(
         .executableTarget(name: "tnotes-fuzz-render", dependencies: [
             "TNotesFuzzSupport", "TNotesCore", "TNotesServer", "TNotesCLIRender", "TNotesProcessing", "TNotesScripture",
         ]),
-        // One harness for the tests and the bench: process launchers (daemon, server, PostgreSQL), socket
-        // client, fault proxy. A library of its own, so the bench is not built from Tests/.
-        .target(name: "TNotesTestSupport", dependencies: ["TNotesCore"]),
+        // One harness for the tests and the bench: process launchers (daemon, server, PostgreSQL), the tests'
+        // wrapper of TNotesClient's socket client, fault proxy. A library of its own, so the bench is not built from Tests/.
+        .target(name: "TNotesTestSupport", dependencies: [
+            "TNotesCore", "TNotesClient", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         .testTarget(name: "TNotesCoreTests", dependencies: ["TNotesCore", "TNotesTestSupport"]),
         .testTarget(name: "TNotesStoreTests", dependencies: ["TNotesStore", "TNotesSQLite", "TNotesCore", "TNotesTestSupport",
                                                        .product(name: "Logging", package: "swift-log")],

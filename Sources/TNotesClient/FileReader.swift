@@ -1,10 +1,12 @@
+import SystemPackage
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
 
-/// Whole-file reads with plain POSIX calls.
+/// Whole-file reads: POSIX open, swift-system's `FileDescriptor` reads (an interrupted read is retried there).
 public enum FileReader {
     public struct Failure: Error, CustomStringConvertible {
         public let path: String
@@ -30,10 +32,11 @@ public enum FileReader {
         var out = [UInt8]()
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
-            let n = chunk.withUnsafeMutableBytes { posixRead(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw Failure(path: path, errno: errno)
+            let n: Int
+            do {
+                n = try chunk.withUnsafeMutableBytes { try FileDescriptor(rawValue: fd).read(into: $0) }
+            } catch {
+                throw Failure(path: path, errno: (error as? Errno)?.rawValue ?? EIO)
             }
             if n == 0 { break }
             out.append(contentsOf: chunk[0..<n])
@@ -47,6 +50,3 @@ public enum FileReader {
         return String(decoding: bytes, as: UTF8.self)
     }
 }
-
-/// `read(2)` (the name is shadowed inside `FileReader`).
-func posixRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int { read(fd, buffer, count) }

@@ -1,3 +1,4 @@
+import SystemPackage
 import TNotesCore
 
 #if canImport(Glibc)
@@ -41,6 +42,8 @@ public enum ConnectionError: Error, Sendable, CustomStringConvertible {
     case io(path: String, what: String, errno: Int32)
     /// The daemon answered something that is not a JSON-RPC reply.
     case badReply(String)
+    /// Nothing came within the time the caller gave (`call(_:_:timeout:)` and the other reads with a timeout).
+    case timedOut(path: String, seconds: Double)
 
     public var description: String {
         switch self {
@@ -48,19 +51,42 @@ public enum ConnectionError: Error, Sendable, CustomStringConvertible {
         case .closed(let path): return "tnotesd at \(path) closed the connection"
         case .io(let path, let what, let e): return "\(what) on \(path): \(String(cString: strerror(e)))"
         case .badReply(let s): return "unexpected reply from tnotesd: \(s)"
+        case .timedOut(let path, let s): return "no reply from tnotesd at \(path) within \(s) s"
         }
     }
 }
 
-/// A blocking JSON-RPC 2.0 client of the daemon's Unix socket: one JSON text per line, both directions.
-/// Calls on one connection are answered in order; event notifications that arrive in between are kept
-/// for `nextNotification()`.
+/// The project's one client of the daemon's Unix socket: JSON-RPC 2.0, one JSON text per line, both directions.
+/// The CLI, the tests (`TNotesTestSupport.RPCClient` is a thin wrapper) and the bench all use it.
+///
+/// - Calls (`call`, `exchange`) are answered in order; event notifications that arrive in between are set aside
+///   for `nextNotification()`.
+/// - Raw lines (`send(bytes:)`, `readLine`) are for protocol tests and for pipelining: they see the stream as
+///   it is (what a call set aside is not read again).
+/// - Every read blocks, forever or until a `timeout` (seconds; a `poll` before each read).
+/// - Pipelining from two threads: `writer` is a Sendable handle that only sends, so one thread may write
+///   requests while the connection's owner reads the answers (the bench's pipelined figure).
+///
+/// Not Sendable: a connection belongs to one thread at a time (its read buffer and ids are unguarded).
 public final class RPCConnection {
     public let path: String
-    private let fd: Int32
+    /// The socket, for a caller's `shutdown(2)` (half-close tests) or `setsockopt`. Closed when the connection is
+    /// released.
+    public let fd: Int32
+    /// Bytes read and not yet handed out: lines start at `start`. Consumed lines are dropped only when a read
+    /// needs room (not per line): a pipelined run hands out thousands of lines from one buffer.
     private var buffer = [UInt8]()
+    private var start = 0
+    /// Where each read writes, made once. A fresh zeroed 64 KiB array per read was a cost of the client, not of
+    /// the daemon the bench measures: one-client `note.add` went from 4,083-4,538 to 4,434-4,925 writes/s with
+    /// the same daemon, interleaved runs.
+    private var chunk = [UInt8](repeating: 0, count: 1 << 16)
     private var nextId: Int64 = 1
     private var pendingNotifications = [JSON]()
+
+    /// Sends on this connection's socket from any thread (see the type's notes on pipelining). It must not
+    /// outlive the connection.
+    public var writer: SocketWriter { SocketWriter(fd: fd) }
 
     /// Ends the connection from another thread: a read blocked in `nextNotification` returns (it throws
     /// `closed`); the descriptor itself is closed when the connection is released.
@@ -79,6 +105,7 @@ public final class RPCConnection {
         }
         withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
         var rc: Int32
+        // A socket-level call swift-system does not wrap (it has no sockets), retried by hand.
         repeat {
             rc = withUnsafePointer(to: &addr) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -96,71 +123,189 @@ public final class RPCConnection {
 
     deinit { close(fd) }
 
-    /// Calls `method`; returns its result, or throws `RPCFailure` (an error reply) or `ConnectionError`.
-    public func call(_ method: String, _ params: JSON? = nil) throws -> JSON {
+    // MARK: Calls
+
+    /// Calls `method` (`params` left out when nil); returns its result, or throws `RPCFailure` (an error reply)
+    /// or `ConnectionError` (`timedOut` when no answer came within `timeout` seconds).
+    public func call(_ method: String, _ params: JSON? = nil, timeout: Double? = nil) throws -> JSON {
         let id = nextId
         nextId += 1
         var request: JSONObject = ["jsonrpc": "2.0", "id": .int(id), "method": .string(method)]
         if let params { request["params"] = params }
-        try send(JSON.object(request).bytes + [0x0A])
+        let reply = try exchange(JSON.object(request).bytes, timeout: timeout)
+        guard reply["id"] == .int(id) else { throw ConnectionError.badReply(reply.text) }
+        if let e = reply["error"] {
+            throw RPCFailure(code: Int(e["code"]?.int64Value ?? 0), message: e["message"]?.stringValue ?? "error",
+                             data: e["data"])
+        }
+        guard let result = reply["result"] else { throw ConnectionError.badReply(reply.text) }
+        return result
+    }
+
+    /// Sends one request or batch as given and returns the answer (for a batch, the array of answers),
+    /// notifications set aside. The caller checks ids and errors.
+    public func exchange(_ request: JSON, timeout: Double? = nil) throws -> JSON {
+        try exchange(request.bytes, timeout: timeout)
+    }
+
+    /// `exchange` with the request already written: one JSON text, with or without its newline (a batch built
+    /// once and sent many times, as the bench's bulk import does).
+    public func exchange(_ text: [UInt8], timeout: Double? = nil) throws -> JSON {
+        try send(bytes: text.last == 0x0A ? text : text + [0x0A])
+        let deadline = Self.deadline(timeout)
         while true {
-            let reply = try readMessage()
-            if reply["id"] == nil, reply["method"] != nil {
-                pendingNotifications.append(reply)
+            let message = try readMessage(deadline: deadline, timeout: timeout)
+            if Self.isNotification(message) {
+                pendingNotifications.append(message)
                 continue
             }
-            guard reply["id"] == .int(id) else { throw ConnectionError.badReply(reply.text) }
-            if let e = reply["error"] {
-                throw RPCFailure(code: Int(e["code"]?.int64Value ?? 0), message: e["message"]?.stringValue ?? "error",
-                                 data: e["data"])
-            }
-            guard let result = reply["result"] else { throw ConnectionError.badReply(reply.text) }
-            return result
+            return message
         }
     }
 
-    /// The next notification the daemon sends (`{"jsonrpc":"2.0","method":...,"params":...}`); blocks.
-    public func nextNotification() throws -> JSON {
+    /// The next notification the daemon sends (`{"jsonrpc":"2.0","method":...,"params":...}`); blocks (at most
+    /// `timeout` seconds, then throws `timedOut`).
+    public func nextNotification(timeout: Double? = nil) throws -> JSON {
         if !pendingNotifications.isEmpty { return pendingNotifications.removeFirst() }
+        let deadline = Self.deadline(timeout)
         while true {
-            let message = try readMessage()
-            if message["id"] == nil, message["method"] != nil { return message }
+            let message = try readMessage(deadline: deadline, timeout: timeout)
+            if Self.isNotification(message) { return message }
         }
     }
 
-    private func send(_ bytes: [UInt8]) throws(ConnectionError) {
+    static func isNotification(_ message: JSON) -> Bool { message["id"] == nil && message["method"] != nil }
+
+    /// One non-blank line from the daemon, parsed.
+    private func readMessage(deadline: ContinuousClock.Instant?, timeout: Double?) throws -> JSON {
+        while true {
+            guard let line = try readLine(until: deadline) else {
+                throw ConnectionError.timedOut(path: path, seconds: timeout ?? 0)
+            }
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { continue }
+            do { return try JSON.parse(line) } catch {
+                throw ConnectionError.badReply(String(decoding: line.prefix(200), as: UTF8.self))
+            }
+        }
+    }
+
+    // MARK: Raw lines
+
+    /// Sends `bytes` as they are (no newline added): a hand-made or malformed request, or many pipelined ones.
+    public func send(bytes: [UInt8]) throws(ConnectionError) {
+        do { try writer.send(bytes) } catch {
+            if error == .brokenPipe || error == .connectionReset { throw .closed(path: path) }
+            throw .io(path: path, what: "write", errno: error.rawValue)
+        }
+    }
+
+    /// Sends `line` and a newline.
+    public func send(line: String) throws(ConnectionError) { try send(bytes: Array((line + "\n").utf8)) }
+
+    /// The next line as it came, without its newline; nil when none came within `timeout` seconds (nil: wait
+    /// as long as it takes). Throws `closed` at the end of the stream. The slice is valid until the next read.
+    public func readLine(timeout: Double? = nil) throws(ConnectionError) -> ArraySlice<UInt8>? {
+        try readLine(until: Self.deadline(timeout))
+    }
+
+    /// True when the daemon closes the connection (end of stream, or a reset) within `timeout` seconds. What
+    /// arrives before that is kept for the next read.
+    public func isClosedByPeer(timeout: Double) -> Bool {
+        let deadline = Self.deadline(timeout)
+        while true {
+            do {
+                guard try fill(until: deadline) else { return false }
+            } catch {
+                return true
+            }
+        }
+    }
+
+    private func readLine(until deadline: ContinuousClock.Instant?) throws(ConnectionError) -> ArraySlice<UInt8>? {
+        // How many bytes after `start` are known to hold no newline (an offset from `start`, which `fill` may
+        // move to the front of the buffer).
+        var scanned = 0
+        while true {
+            if let nl = buffer[(start + scanned)...].firstIndex(of: 0x0A) {
+                let line = buffer[start..<nl]
+                start = nl + 1
+                return line
+            }
+            scanned = buffer.count - start
+            guard try fill(until: deadline) else { return nil }
+        }
+    }
+
+    /// Reads what the socket has into `buffer`: true when something arrived, false when `deadline` passed first.
+    /// Throws `closed` at the end of the stream.
+    private func fill(until deadline: ContinuousClock.Instant?) throws(ConnectionError) -> Bool {
+        if let deadline {
+            // Waiting with a timeout needs poll(2), which swift-system does not wrap: an interrupted poll is
+            // retried here.
+            while true {
+                let left = deadline - .now
+                if left <= .zero { return false }
+                var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                let ms = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1
+                let r = poll(&pfd, 1, Int32(min(ms, 1000)))
+                if r < 0 {
+                    if errno == EINTR { continue }
+                    throw .io(path: path, what: "poll", errno: errno)
+                }
+                if r > 0 { break }
+            }
+        }
+        if start > 0 {
+            buffer.removeFirst(start)
+            start = 0
+        }
+        let n: Int
+        do {
+            n = try chunk.withUnsafeMutableBytes { try FileDescriptor(rawValue: fd).read(into: $0) }
+        } catch let e as Errno {
+            if e == .connectionReset { throw .closed(path: path) }
+            throw .io(path: path, what: "read", errno: e.rawValue)
+        } catch {
+            throw .io(path: path, what: "read", errno: EIO)
+        }
+        if n == 0 { throw .closed(path: path) }
+        buffer += chunk[0..<n]
+        return true
+    }
+
+    private static func deadline(_ timeout: Double?) -> ContinuousClock.Instant? {
+        timeout.map { .now + .milliseconds(Int64(max(0, min($0, 1e9)) * 1000)) }
+    }
+}
+
+/// Sends on a connected socket until every byte is out: the project's one socket write loop (the daemon
+/// client's, the test proxies' and relays').
+///
+/// Not swift-system's `FileDescriptor.writeAll`: `write(2)` on a socket whose peer has gone raises SIGPIPE,
+/// which kills a process that has not ignored it (the tests, the bench); `send(2)` with `MSG_NOSIGNAL` fails
+/// with EPIPE instead, and swift-system has no `send`. So this loop retries an interrupted send itself.
+public struct SocketWriter: Sendable {
+    public let fd: Int32
+
+    public init(fd: Int32) { self.fd = fd }
+
+    public func send(_ bytes: [UInt8]) throws(Errno) {
+        try bytes.withUnsafeBytes { raw in Result { () throws(Errno) in try send(raw) } }.get()
+    }
+
+    public func send(_ bytes: ArraySlice<UInt8>) throws(Errno) {
+        try bytes.withUnsafeBytes { raw in Result { () throws(Errno) in try send(raw) } }.get()
+    }
+
+    public func send(_ bytes: UnsafeRawBufferPointer) throws(Errno) {
         var off = 0
         while off < bytes.count {
-            let n = bytes[off...].withUnsafeBytes { sendBytes(fd, $0.baseAddress, $0.count) }
+            let n = sendBytes(fd, bytes.baseAddress! + off, bytes.count - off)
             if n < 0 {
                 if errno == EINTR { continue }
-                if errno == EPIPE || errno == ECONNRESET { throw .closed(path: path) }
-                throw .io(path: path, what: "write", errno: errno)
+                throw Errno(rawValue: errno)
             }
             off += n
-        }
-    }
-
-    /// One line from the daemon, parsed.
-    private func readMessage() throws -> JSON {
-        while true {
-            if let nl = buffer.firstIndex(of: 0x0A) {
-                let line = Array(buffer[..<nl])
-                buffer.removeSubrange(...nl)
-                if line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { continue }
-                do { return try JSON.parse(line) } catch {
-                    throw ConnectionError.badReply(String(decoding: line.prefix(200), as: UTF8.self))
-                }
-            }
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                if errno == ECONNRESET { throw ConnectionError.closed(path: path) }
-                throw ConnectionError.io(path: path, what: "read", errno: errno)
-            }
-            if n == 0 { throw ConnectionError.closed(path: path) }
-            buffer.append(contentsOf: chunk[0..<n])
         }
     }
 }

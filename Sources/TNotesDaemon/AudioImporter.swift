@@ -1,6 +1,7 @@
 import Crypto
-import Dispatch
+import SystemPackage
 import TNotesCore
+import TNotesLifecycle
 import TNotesRPC
 
 #if canImport(Glibc)
@@ -19,13 +20,9 @@ struct AudioImporter {
         let sha256: String
     }
 
-    /// Runs off the cooperative pool: copying a large file blocks.
+    /// Runs off the cooperative pool (`BlockingWork`): copying a large file blocks.
     func importFile(from source: String, sermonId: String) async throws -> Imported {
-        try await withCheckedThrowingContinuation { cont in
-            DispatchQueue.global().async {
-                cont.resume(with: Result { try self.copy(from: source, sermonId: sermonId) })
-            }
-        }
+        try await BlockingWork.run { try self.copy(from: source, sermonId: sermonId) }
     }
 
     func copy(from source: String, sermonId: String) throws -> Imported {
@@ -50,21 +47,18 @@ struct AudioImporter {
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         do {
             while true {
-                let n = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw RPCError.invalidParams(field: "path", reason: "read failed: \(String(cString: strerror(errno)))")
+                let n: Int
+                do {
+                    n = try buffer.withUnsafeMutableBytes { try FileDescriptor(rawValue: input).read(into: $0) }
+                } catch {
+                    throw RPCError.invalidParams(field: "path", reason: "read failed: \(error)")
                 }
                 if n == 0 { break }
                 hasher.update(data: buffer[0..<n])
-                var written = 0
-                while written < n {
-                    let w = buffer.withUnsafeBytes { write(output, $0.baseAddress! + written, n - written) }
-                    if w < 0 {
-                        if errno == EINTR { continue }
-                        throw RPCError.internalError("write failed: \(String(cString: strerror(errno)))")
-                    }
-                    written += w
+                do {
+                    try FileDescriptor(rawValue: output).writeAll(buffer[0..<n])
+                } catch {
+                    throw RPCError.internalError("write failed: \(error)")
                 }
                 total += Int64(n)
             }

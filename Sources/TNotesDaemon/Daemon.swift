@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
+import SystemPackage
 import TNotesLifecycle
 import TNotesConfig
 import TNotesBible
@@ -16,8 +17,6 @@ import UnixSignals
 #if canImport(Glibc)
 import Glibc
 #endif
-
-struct Errno: Error { let code: Int32; init(_ c: Int32) { code = c } }
 
 public enum TNotesVersion {
     public static let string = "0.1.0"
@@ -47,8 +46,8 @@ public struct Daemon {
         case .success(let text):
             config = try DaemonConfig.parse(text, file: file.path)
         case .failure(let err):
-            if err.code != ENOENT || file.explicit {
-                throw ConfigError(file: file.path, key: "(file)", problem: "cannot be read: \(String(cString: strerror(err.code)))")
+            if err != .noSuchFileOrDirectory || file.explicit {
+                throw ConfigError(file: file.path, key: "(file)", problem: "cannot be read: \(String(cString: strerror(err.rawValue)))")
             }
         }
         if config.sync.serverURL != nil && !SyncToken.configured(env: env, tokenFile: config.sync.tokenFile) {
@@ -60,16 +59,20 @@ public struct Daemon {
 
     static func readFile(_ path: String) -> Result<String, Errno> {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return .failure(Errno(errno)) }
+        guard fd >= 0 else { return .failure(Errno(rawValue: errno)) }
         defer { close(fd) }
         var out = [UInt8]()
         var buf = [UInt8](repeating: 0, count: 65536)
         while true {
-            let n = read(fd, &buf, buf.count)
-            if n < 0 { if errno == EINTR { continue }; return .failure(Errno(errno)) }
+            let n: Int
+            do {
+                n = try buf.withUnsafeMutableBytes { try FileDescriptor(rawValue: fd).read(into: $0) }
+            } catch {
+                return .failure(error as? Errno ?? .ioError)
+            }
             if n == 0 { break }
             out += buf[0..<n]
-            if out.count > 1 << 20 { return .failure(Errno(EFBIG)) }
+            if out.count > 1 << 20 { return .failure(.fileTooLarge) }
         }
         return .success(String(decoding: out, as: UTF8.self))
     }
@@ -227,7 +230,7 @@ public struct Daemon {
         }
         logger.info("tnotesd stopping")
         // Closing checkpoints the WAL and waits for the reader threads: blocking work, off the cooperative pool.
-        try? await NIOThreadPool.singleton.runIfActive { store.close() }
+        try? await BlockingWork.run { store.close() }
         if activated == nil { unlink(paths.socketPath) }
         try? await group.shutdownGracefully()
         withExtendedLifetime(instance) {}

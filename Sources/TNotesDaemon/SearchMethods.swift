@@ -1,6 +1,6 @@
-import NIOPosix
 import TNotesBible
 import TNotesCore
+import TNotesLifecycle
 import TNotesRPC
 import TNotesScripture
 import TNotesStore
@@ -99,7 +99,7 @@ struct SearchMethods {
             guard ScriptureReferences.parse(ref) != nil else {
                 throw RPCError.invalidParams(field: "ref", reason: "is not a Bible reference (e.g. John 3:16-18)")
             }
-            let result: Result<Passage, BibleError> = try await NIOThreadPool.singleton.runIfActive {
+            let result: Result<Passage, BibleError> = try await BlockingWork.run {
                 Result { () throws(BibleError) -> Passage in try bible.passage(ref, translation: translation) }
             }
             switch result {

@@ -1,4 +1,5 @@
 import Logging
+import SystemPackage
 
 #if canImport(Glibc)
 import Glibc
@@ -60,13 +61,8 @@ public struct LineLogHandler: LogHandler {
         if let error = event.error { text += " error=\(error)" }
         // One event, one line: a newline inside a message would split it in the journal.
         text = String(text.map { $0 == "\n" || $0 == "\r" ? " " : $0 }) + "\n"
-        var bytes = Array(text.utf8)
-        var off = 0
-        while off < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress! + off, $0.count - off) }
-            if n <= 0 { if errno == EINTR { continue }; break }
-            off += n
-        }
+        // A log line that cannot be written (stderr closed) is dropped: there is nowhere to say so.
+        _ = try? FileDescriptor.standardError.writeAll(text.utf8)
     }
 
     static func priority(_ level: Logger.Level) -> Int {

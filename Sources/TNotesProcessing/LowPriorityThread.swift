@@ -48,7 +48,9 @@ public enum JobPriority: String, Sendable, Equatable {
 /// Runs a job's CPU-heavy work (speech decoding, summarising) on a thread of its own at the job's priority
 /// (`JobPriority`), so the socket server and sync always get the CPU first and the desktop stays responsive.
 /// Never on Swift's cooperative pool or a NIO event loop, whose few threads would be held for minutes.
-/// Processes the work starts (ffmpeg) inherit the thread's policy and nice value.
+/// Processes the work starts (ffmpeg) inherit the thread's policy and nice value. A thread of its own, not one of a
+/// pool (TNotesLifecycle's BlockingWork.swift): a pool thread would keep the job's policy and nice value for
+/// whatever ran on it next.
 enum LowPriorityThread {
     /// `purpose` names the thread (at most 15 bytes: `tnotes-asr`, `tnotes-text`, `tnotes-io`), as `ps -L`
     /// and /proc/<pid>/task/<tid>/comm show it. With a `job`, the thread takes the job's priority and the job

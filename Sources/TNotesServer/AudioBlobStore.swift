@@ -3,7 +3,9 @@ import Foundation
 import Hummingbird
 import NIOCore
 import NIOPosix
+import SystemPackage
 import TNotesCore
+import TNotesLifecycle
 
 /// One upload as the audio route hands it to a blob store.
 public struct AudioUpload: Sendable {
@@ -53,16 +55,10 @@ struct FileAudioBlobs: AudioBlobStore {
         do {
             for try await chunk in body {
                 try digester.add(chunk)
-                try chunk.withUnsafeReadableBytes { raw in
-                    var off = 0
-                    while off < raw.count {
-                        let n = write(fd, raw.baseAddress! + off, raw.count - off)
-                        if n < 0 {
-                            if errno == EINTR { continue }
-                            throw APIError(status: .internalServerError, error: "storage", detail: "write failed")
-                        }
-                        off += n
-                    }
+                do {
+                    _ = try chunk.withUnsafeReadableBytes { try FileDescriptor(rawValue: fd).writeAll($0) }
+                } catch {
+                    throw APIError(status: .internalServerError, error: "storage", detail: "write failed")
                 }
             }
             let info = try digester.finish()

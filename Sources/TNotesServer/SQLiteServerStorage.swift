@@ -1,4 +1,5 @@
 import TNotesCore
+import TNotesLifecycle
 import TNotesSQLite
 
 #if canImport(Glibc)

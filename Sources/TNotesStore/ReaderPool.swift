@@ -8,7 +8,8 @@ import TNotesSQLite
 /// behind writes or behind each other (up to the pool's size), and a blocking SQLite step never runs on a NIO
 /// event loop or on Swift's cooperative pool: the caller suspends while a pool thread does the work. Measured
 /// (bench "slow reader", 4× store): with one shared reader, a `daemon.status` waited behind every
-/// `sermon.list {limit: 1000}` of another connection.
+/// `sermon.list {limit: 1000}` of another connection. A `NIOThreadPool` of its own: one of the two ways blocking
+/// work leaves the loops (TNotesLifecycle's BlockingWork.swift says which and why).
 final class ReaderPool: Sendable {
     private let threads: NIOThreadPool
     /// Connections not in use (nil once closed). There are as many connections as threads, so a pool thread

@@ -24,7 +24,8 @@ public final class Store: @unchecked Sendable {
     /// Whether the open read the whole file with `PRAGMA quick_check` (see `CleanCloseStamp`).
     public let quickChecked: Bool
 
-    /// Internal (not private) for the extensions in this module that run on it (`Store+SearchCatchUp`).
+    /// Internal (not private) for the extensions in this module that run on it (`Store+SearchCatchUp`). One of
+    /// the two ways blocking work leaves the loops (TNotesLifecycle's BlockingWork.swift says which and why).
     let queue = DispatchQueue(label: "tnotes.store")
     var db: SQLiteConnection?
     /// The read-only connections `read` uses.

@@ -1,3 +1,5 @@
+import SystemPackage
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -38,9 +40,12 @@ enum WALReserve {
         let start = offset
         let chunk = [UInt8](repeating: 0, count: 1 << 20)
         while offset < size {
-            let n = chunk.withUnsafeBytes { pwrite(fd, $0.baseAddress, min($0.count, size - offset), off_t(offset)) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw ReserveError(path: walPath, detail: String(cString: strerror(errno))) }
+            let n = min(chunk.count, size - offset)
+            do {
+                try FileDescriptor(rawValue: fd).writeAll(toAbsoluteOffset: Int64(offset), chunk[0..<n])
+            } catch {
+                throw ReserveError(path: walPath, detail: "\(error)")
+            }
             offset += n
         }
         guard fdatasync(fd) == 0 else { throw ReserveError(path: walPath, detail: String(cString: strerror(errno))) }

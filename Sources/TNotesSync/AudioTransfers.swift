@@ -1,7 +1,8 @@
 import Crypto
-import Dispatch
 import Logging
+import SystemPackage
 import TNotesCore
+import TNotesLifecycle
 import TNotesStore
 
 #if canImport(Glibc)
@@ -119,22 +120,22 @@ public actor AudioTransfers {
         }
     }
 
+    /// The file's sha256, read off the cooperative pool (`BlockingWork`).
     static func sha256(of path: String) async throws -> String {
-        try await withCheckedThrowingContinuation { cont in
-            DispatchQueue.global().async {
-                let fd = open(path, O_RDONLY | O_CLOEXEC)
-                guard fd >= 0 else { return cont.resume(throwing: SyncFailure.malformed("cannot read \(path)")) }
-                defer { close(fd) }
-                var hasher = SHA256()
-                var buffer = [UInt8](repeating: 0, count: 1 << 20)
-                while true {
-                    let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                    if n < 0 { if errno == EINTR { continue }; return cont.resume(throwing: SyncFailure.malformed("read failed")) }
-                    if n == 0 { break }
-                    hasher.update(data: buffer[0..<n])
+        try await BlockingWork.run {
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw SyncFailure.malformed("cannot read \(path)") }
+            defer { close(fd) }
+            var hasher = SHA256()
+            var buffer = [UInt8](repeating: 0, count: 1 << 20)
+            while true {
+                guard let n = try? buffer.withUnsafeMutableBytes({ try FileDescriptor(rawValue: fd).read(into: $0) }) else {
+                    throw SyncFailure.malformed("read failed")
                 }
-                cont.resume(returning: Hex.encode(hasher.finalize()))
+                if n == 0 { break }
+                hasher.update(data: buffer[0..<n])
             }
+            return Hex.encode(hasher.finalize())
         }
     }
 }

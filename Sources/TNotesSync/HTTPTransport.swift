@@ -54,6 +54,8 @@ public struct TransportError: Error, CustomStringConvertible, Sendable {
 /// pushes used to open 24). A cancelled task aborts its transfer through libcurl's progress callback:
 /// a stop never waits out an upload or a download.
 public final class CurlTransport: Sendable {
+    /// Concurrent, not a fixed pool: a long poll or a large transfer holds its thread for minutes, and nothing may
+    /// wait behind it (TNotesLifecycle's BlockingWork.swift: the two ways blocking work leaves the loops).
     private let queue = DispatchQueue(label: "tnotes.http", attributes: .concurrent)
     /// Handles not in use; at most `maxIdle` are kept.
     private let idle = Mutex<[CurlHandle]>([])

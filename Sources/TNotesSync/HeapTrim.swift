@@ -1,4 +1,4 @@
-import Dispatch
+import TNotesLifecycle
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,15 +12,10 @@ enum HeapTrim {
     static let threshold = 1_000
 
     /// Trims after a sync that moved `changes` changes. `malloc_trim` walks every arena and can take some
-    /// milliseconds, so it runs on a Dispatch thread, never on the cooperative pool.
+    /// milliseconds, so it runs off the cooperative pool (`BlockingWork`).
     static func afterSync(changes: Int) async {
         guard changes >= threshold, let trim = mallocTrim else { return }
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global(qos: .utility).async {
-                _ = trim(0)
-                done.resume()
-            }
-        }
+        _ = try? await BlockingWork.run { trim(0) }
     }
 
     /// glibc's `malloc_trim`, looked up at run time: Swift's Glibc module does not export `<malloc.h>`, and

@@ -82,6 +82,8 @@ enum NetlinkThread {
                 let left = Duration.milliseconds(250) - (ContinuousClock.now - since)
                 timeout = max(0, Int32(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
             }
+            // poll(2) and a non-blocking recv(2) of a netlink socket: calls swift-system does not wrap, so an
+            // interrupted one is passed over here by hand.
             let n = poll(&fds, 2, timeout)
             if n < 0 && errno != EINTR { return }
             if fds[1].revents != 0 { return }
@@ -110,6 +112,8 @@ enum NetlinkThread {
         }
     }
 
+    /// A thread of its own, not one of a pool (TNotesLifecycle's BlockingWork.swift): `watch` blocks in poll(2)
+    /// for the daemon's whole life.
     static func start(_ body: @escaping @Sendable () -> Void) {
         var t = pthread_t()
         let box = Unmanaged.passRetained(ThreadBody(body))

@@ -1,4 +1,5 @@
 import Foundation
+import TNotesClient
 
 public struct HarnessError: Error, CustomStringConvertible {
     public let description: String
@@ -118,8 +119,6 @@ public final class DaemonProcess: @unchecked Sendable {
 public enum SocketProbe {
     /// True when a connect to `path` succeeds.
     public static func accepts(_ path: String) -> Bool {
-        guard let fd = try? RPCClient.connectSocket(path) else { return false }
-        close(fd)
-        return true
+        (try? RPCConnection(path: path)) != nil
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TNotesClient
 
 /// `FaultProxy`'s socket helpers: status reasons, listening, connecting and socket options.
 extension FaultProxy {
@@ -68,16 +69,7 @@ extension FaultProxy {
         return fd
     }}
 
-/// Writes everything; false on error.
+/// Writes everything; false on error. Through TNotesClient's `SocketWriter`, the one socket write loop.
 func proxySendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-    var off = 0
-    while off < bytes.count {
-        let n = bytes[off...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        if n < 0 {
-            if errno == EINTR { continue }
-            return false
-        }
-        off += n
-    }
-    return true
+    (try? SocketWriter(fd: fd).send(bytes)) != nil
 }

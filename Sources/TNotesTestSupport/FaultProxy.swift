@@ -198,6 +198,7 @@ public final class FaultProxy: @unchecked Sendable {
             let c = accept(listenFd, nil, nil)
             if c >= 0 { _ = fcntl(c, F_SETFD, FD_CLOEXEC) }
             if c < 0 {
+                // accept(2): a socket call swift-system does not wrap.
                 if errno == EINTR || errno == ECONNABORTED { continue }
                 if isStopped { break }
                 usleep(10_000)

@@ -1,4 +1,5 @@
 import Foundation
+import SystemPackage
 
 /// A socket with a read-ahead buffer.
 final class ProxyConnection {
@@ -7,7 +8,9 @@ final class ProxyConnection {
 
     init(fd: Int32) { self.fd = fd }
 
-    /// Reads into the buffer; false on EOF, error or timeout.
+    /// Reads into the buffer; false on EOF, error or timeout. It waits in poll(2) in short slices, so that a
+    /// stopping proxy (`stop`) and the timeout are noticed; swift-system does not wrap poll, so an interrupted
+    /// poll is retried here. The read itself is swift-system's.
     private func fill(timeout: Double, stop: () -> Bool = { false }) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
@@ -19,8 +22,14 @@ final class ProxyConnection {
             if r < 0 { if errno == EINTR { continue }; return false }
             if r == 0 { continue }
             var chunk = [UInt8](repeating: 0, count: 65536)
-            let n = recv(fd, &chunk, chunk.count, 0)
-            if n < 0 { if errno == EINTR || errno == EAGAIN { continue }; return false }
+            let n: Int
+            do {
+                n = try chunk.withUnsafeMutableBytes { try FileDescriptor(rawValue: fd).read(into: $0) }
+            } catch let e as Errno where e == .wouldBlock {
+                continue
+            } catch {
+                return false
+            }
             if n == 0 { return false }
             buffer += chunk[0..<n]
             return true

@@ -1,4 +1,6 @@
 import Foundation
+import SystemPackage
+import TNotesClient
 
 #if canImport(Glibc)
 import Glibc
@@ -60,6 +62,7 @@ public final class TCPRelay: @unchecked Sendable {
             let c = accept(listenFd, nil, nil)
             if c >= 0 { _ = fcntl(c, F_SETFD, FD_CLOEXEC) }
             if c < 0 {
+                // accept(2): a socket call swift-system does not wrap.
                 if errno == EINTR || errno == ECONNABORTED { continue }
                 if lock.withLock({ stopped }) { break }
                 usleep(10_000)
@@ -96,15 +99,15 @@ public final class TCPRelay: @unchecked Sendable {
         while true {
             let limit = lock.withLock { rate }
             let chunk = limit.map { max(1024, min(buffer.count, $0 / 20)) } ?? buffer.count
-            let n = recv(from, &buffer, chunk, 0)
-            if n < 0 && errno == EINTR { continue }
+            // A blocking read(2) of the socket (swift-system retries it when interrupted); the write is TNotesClient's one
+            // socket write loop (send with MSG_NOSIGNAL, see `SocketWriter`).
+            let n = (try? buffer.withUnsafeMutableBytes { raw in
+                try FileDescriptor(rawValue: from).read(into: UnsafeMutableRawBufferPointer(rebasing: raw[..<chunk]))
+            }) ?? -1
             if n <= 0 { break }
-            var off = 0
-            while off < n {
-                let w = buffer[off..<n].withUnsafeBytes { send(to, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                if w < 0 && errno == EINTR { continue }
-                if w <= 0 { shutdown(from, Int32(SHUT_RDWR)); return }
-                off += w
+            guard (try? SocketWriter(fd: to).send(buffer[..<n])) != nil else {
+                shutdown(from, Int32(SHUT_RDWR))
+                return
             }
             lock.withLock { if up { upBytes += n } else { downBytes += n } }
             if let limit { usleep(UInt32(Double(n) / Double(limit) * 1_000_000)) }

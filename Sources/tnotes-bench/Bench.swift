@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Logging
+import TNotesClient
 import TNotesCore
 import TNotesStore
 import TNotesTestSupport
@@ -89,7 +90,7 @@ struct Bench {
 
     /// `note.update` per second, one client, each replacing the version before it (one history row each).
     func noteUpdateRate(socket: String, count: Int) throws -> Double {
-        let c = try LineSocket(path: socket)
+        let c = try RPCConnection(path: socket)
         let sid = try c.call("sermon.create", ["title": "bench updates"])["id"]!
         let id = try c.call("note.add", ["sermonId": sid, "text": "v0", "timestamp": 0])["id"]!
         let t = try timed {
@@ -100,7 +101,7 @@ struct Bench {
 
     /// `note.add` per second through the daemon at `socket`: one client in turn, then 8 at once.
     func noteAddRates(socket: String, count: Int) throws -> (one: Double, eight: Double) {
-        let c = try LineSocket(path: socket)
+        let c = try RPCConnection(path: socket)
         let sid = try c.call("sermon.create", ["title": "bench"])["id"]!
         let one = try timed {
             for i in 0..<count { _ = try c.call("note.add", ["sermonId": sid, "text": .string("note \(i)"), "timestamp": .int(Int64(i))]) }
@@ -111,7 +112,7 @@ struct Bench {
         let eight = try timed {
             DispatchQueue.concurrentPerform(iterations: clients) { k in
                 do {
-                    let cc = try LineSocket(path: socket)
+                    let cc = try RPCConnection(path: socket)
                     for i in 0..<per {
                         _ = try cc.call("note.add", ["sermonId": sid, "text": .string("c\(k) \(i)"), "timestamp": .int(Int64(i))])
                     }
@@ -166,7 +167,7 @@ struct Bench {
         if wants("reads") {
             // Reads.
             let ids = try Seeder.sermonIds(dataDir: "\(d)/a/data", limit: 500)
-            let c = try LineSocket(path: "\(d)/a.sock")
+            let c = try RPCConnection(path: "\(d)/a.sock")
             var lat = [Double]()
             for i in 0..<(quick ? 500 : 3000) {
                 let id = ids[i % ids.count]
@@ -221,20 +222,25 @@ struct Bench {
     }
 
     func pipeline(path: String, line: [UInt8], count: Int) throws -> Double {
-        let s = try LineSocket(path: path)
+        let s = try RPCConnection(path: path)
         var lines = [UInt8]()
         for _ in 0..<200 { lines += line }
         let batch = lines
+        // One thread writes while this one reads the answers: the connection's `writer` only sends.
+        let out = s.writer
         return try Double(count) / timed {
             let writer = Thread {
                 var sent = 0
-                while sent < count { s.send(batch); sent += 200 }
+                while sent < count {
+                    guard (try? out.send(batch)) != nil else { return }
+                    sent += 200
+                }
             }
             writer.start()
             var got = 0
             let total = ((count + 199) / 200) * 200
             while got < total {
-                guard s.readLine() != nil else { throw BenchError("connection closed during pipelining") }
+                guard (try? s.readLine()) != nil else { throw BenchError("connection closed during pipelining") }
                 got += 1
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import TNotesClient
 import TNotesCore
 import TNotesSQLite
 
@@ -15,7 +16,7 @@ extension Bench {
                                log: "\(d)/log")
         defer { daemon.stop() }
         try Wait.forSocket("\(d)/s.sock")
-        let c = try LineSocket(path: "\(d)/s.sock")
+        let c = try RPCConnection(path: "\(d)/s.sock")
         let sermonIds = (0..<sizes.sermons).map { _ in Identifier.make() }
         var calls: [JSON] = sermonIds.enumerated().map { k, id in
             ["method": "sermon.create", "params": ["id": .string(id), "title": .string("Imported sermon \(k)"),
@@ -36,8 +37,7 @@ extension Bench {
         }
         let seconds = try timed {
             for line in batches {
-                c.send(line)
-                guard let reply = c.readLine(), case .array(let answers) = try JSON.parse(Array(reply)) else {
+                guard case .array(let answers) = try c.exchange(line) else {
                     throw BenchError("no batch answer")
                 }
                 if let bad = answers.first(where: { $0["result"] == nil }) { throw BenchError("bulk import call failed: \(bad.text)") }

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Logging
+import TNotesClient
 import TNotesCore
 import TNotesStore
 import TNotesTestSupport
@@ -10,12 +11,12 @@ import TNotesSQLite
 /// for a device's sync to finish.
 extension Bench {
     /// Starts a sync and waits until a sync that began after the call has finished with nothing pending.
-    static func syncToCompletion(_ c: LineSocket, timeout: Double = 1800) throws {
-        let before = try c.call("sync.status", .null)["lastSuccessAt"] ?? .null
+    static func syncToCompletion(_ c: RPCConnection, timeout: Double = 1800) throws {
+        let before = try c.call("sync.status")["lastSuccessAt"] ?? .null
         _ = try c.call("sync.now", ["wait": false])
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            let s = try c.call("sync.status", .null)
+            let s = try c.call("sync.status")
             if s["state"] == "idle", s["pendingOps"]?.int64Value == 0, let last = s["lastSuccessAt"], !last.isNull, last != before {
                 return
             }
@@ -25,10 +26,10 @@ extension Bench {
     }
 
     /// Waits until the device has pushed everything (nothing pending, idle, a sync has succeeded).
-    static func waitDrained(_ c: LineSocket, timeout: Double = 1800) throws {
+    static func waitDrained(_ c: RPCConnection, timeout: Double = 1800) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            let s = try c.call("sync.status", .null)
+            let s = try c.call("sync.status")
             if s["state"] == "idle", s["pendingOps"]?.int64Value == 0, !(s["lastSuccessAt"]?.isNull ?? true) { return }
             usleep(20_000)
         }
@@ -75,7 +76,7 @@ extension Bench {
                                               "--log-level", logLevel], env: env, log: "\(sd)/b.log")
         defer { db.stop() }
         try Wait.forSocket("\(sd)/b.sock")
-        let cb = try LineSocket(path: "\(sd)/b.sock")
+        let cb = try RPCConnection(path: "\(sd)/b.sock")
         // The setup's own writes (A's store copied just now, 280 MB at 1×, and the previous backend's stores)
         // go to disk before the timer starts, not during the sync: written back meanwhile they held up every
         // fsync of it. 1.5 GB left dirty added ~0.5 s to a PostgreSQL full sync of 5.3-5.5 s.
@@ -88,7 +89,7 @@ extension Bench {
                                               "--log-level", logLevel], env: env, log: "\(sd)/a.log")
         defer { da.stop() }
         try Wait.forSocket("\(sd)/a.sock")
-        let ca = try LineSocket(path: "\(sd)/a.sock")
+        let ca = try RPCConnection(path: "\(sd)/a.sock")
         try Self.waitDrained(ca)
         let pushTime = Date().timeIntervalSince(pushStart)
         let (serverCPU1, bCPU1) = (server.cpuSeconds, db.cpuSeconds)
@@ -111,7 +112,7 @@ extension Bench {
                                                   "--log-level", logLevel], env: env, log: "\(sd)/c.log")
             defer { dc.stop() }
             try Wait.forSocket("\(sd)/c.sock")
-            try Self.waitDrained(try LineSocket(path: "\(sd)/c.sock"))
+            try Self.waitDrained(try RPCConnection(path: "\(sd)/c.sock"))
         }
         try? FileManager.default.removeItem(atPath: "\(sd)/C")
         // The seeded original: the copy A synced from has an empty outbox by now.

@@ -1,4 +1,5 @@
 import Foundation
+import TNotesClient
 
 /// Children of the benchmark: real tnotesd / tnotes-server processes in temp dirs.
 final class Child {
@@ -59,7 +60,7 @@ enum Wait {
     static func forSocket(_ path: String, timeout: Double = 60) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if let fd = try? LineSocket.connect(path) { close(fd); return }
+            if (try? RPCConnection(path: path)) != nil { return }
             usleep(1000)
         }
         throw BenchError("socket \(path) did not accept within \(timeout) s")

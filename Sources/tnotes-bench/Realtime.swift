@@ -1,4 +1,5 @@
 import Foundation
+import TNotesClient
 import TNotesCore
 
 extension Bench {
@@ -62,13 +63,13 @@ extension Bench {
         }
         defer { s2?.stop() }
         // Realtime is the default; `interval` is long so that only the long poll can deliver.
-        func device(_ name: String, url: String) throws -> (Child, LineSocket) {
+        func device(_ name: String, url: String) throws -> (Child, RPCConnection) {
             let config = "\(sd)/\(name).toml"
             try Data("[sync]\nserver_url = \"\(url)\"\ninterval = 3600\n".utf8).write(to: URL(fileURLWithPath: config))
             let child = try Child("\(bin)/tnotesd", ["--config", config, "--data-dir", "\(sd)/\(name)", "--socket", "\(sd)/\(name).sock",
                                                      "--log-level", logLevel], env: ["TNOTES_TOKEN": token], log: "\(sd)/\(name).log")
             try Wait.forSocket("\(sd)/\(name).sock")
-            return (child, try LineSocket(path: "\(sd)/\(name).sock"))
+            return (child, try RPCConnection(path: "\(sd)/\(name).sock"))
         }
         let (a, ca) = try device("a", url: url1)
         defer { a.stop() }
@@ -78,13 +79,11 @@ extension Bench {
         try Self.syncToCompletion(ca)
         try Self.syncToCompletion(cb)
         let deadline = Date().addingTimeInterval(30)
-        while try cb.call("sync.status", .null)["realtimeConnected"] != .bool(true) {
+        while try cb.call("sync.status")["realtimeConnected"] != .bool(true) {
             if Date() > deadline { throw BenchError("B never opened its long poll") }
             usleep(10_000)
         }
-        let sub = try LineSocket(path: "\(sd)/b.sock")
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(sub.fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let sub = try RPCConnection(path: "\(sd)/b.sock")
         _ = try sub.call("events.subscribe", ["topics": ["record.changed"]])
 
         var lat = [Double]()
@@ -93,8 +92,9 @@ extension Bench {
             let answered = Date()
             let id = note["id"] ?? .null
             while true {
-                guard let line = sub.readLine() else { throw BenchError("B announced no record.changed for edit \(i) within 10 s") }
-                let msg = try JSON.parse(Array(line))
+                guard let msg = try? sub.nextNotification(timeout: 10) else {
+                    throw BenchError("B announced no record.changed for edit \(i) within 10 s")
+                }
                 if msg["params"]?["id"] == id { break }
             }
             lat.append(Date().timeIntervalSince(answered) * 1000)

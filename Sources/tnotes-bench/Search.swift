@@ -1,4 +1,5 @@
 import Foundation
+import TNotesClient
 import TNotesCore
 import TNotesSQLite
 
@@ -6,7 +7,7 @@ extension Bench {
     /// Contract §6.2 figures on a seeded store: `search.query` latency (p50, p99) over its notes and transcript
     /// segments, and the size of the search index (full-text and scripture references) beside the whole file.
     func searchFigures(socket: String, dataDir: String, scale: Int, notes: Int, transcripts: Int) throws -> [Figure] {
-        let c = try LineSocket(path: socket)
+        let c = try RPCConnection(path: socket)
         // Queries as people type them, from the seed's vocabulary: a word, two words, a phrase (each matching
         // a few hundred rows at 1×), and a prefix (`abcd*`, matching thousands: like "forg*" in English).
         // Prefixes are measured apart: FTS5 ranks every match before the first row comes out, so their time
@@ -76,7 +77,7 @@ extension Bench {
             let daemon = try Child("\(bin)/tnotesd", ["--data-dir", data, "--socket", "\(d)/s.sock", "--log-level", logLevel], log: "\(d)/log")
             defer { daemon.stop() }
             try Wait.forSocket("\(d)/s.sock")
-            let c = try LineSocket(path: "\(d)/s.sock")
+            let c = try RPCConnection(path: "\(d)/s.sock")
             let sid = try c.call("sermon.create", ["title": "bench"])["id"]!
             let t = try timed {
                 for i in 0..<count {

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TNotesClient
 import TNotesCore
 
 extension Bench {
@@ -8,7 +9,7 @@ extension Bench {
     /// the event loop (or queued behind another read) would show as the one connection's cost landing on
     /// the other's latency.
     func slowReader(socket: String, scale: Int, calls: Int) throws -> Figure {
-        let c = try LineSocket(path: socket)
+        let c = try RPCConnection(path: socket)
         let lists = Atomic<Int>(0)
         // At least `calls` samples; under load, also for as long as it takes the other connection to finish
         // `minLists` lists, so that the samples span many of them (a list is ~100× a status call).
@@ -18,7 +19,7 @@ extension Bench {
             let deadline = Date().addingTimeInterval(60)
             while lat.count < calls || (lists.load(ordering: .relaxed) < minLists && Date() < deadline) {
                 let t = Date()
-                _ = try c.call("daemon.status", .null)
+                _ = try c.call("daemon.status")
                 lat.append(Date().timeIntervalSince(t) * 1000)
             }
             lat.sort()
@@ -31,7 +32,7 @@ extension Bench {
         let errors = ErrorBox()
         let reader = Thread {
             do {
-                let slow = try LineSocket(path: socket)
+                let slow = try RPCConnection(path: socket)
                 while !stop.load(ordering: .relaxed) {
                     _ = try slow.call("sermon.list", ["limit": 1000])
                     lists.add(1, ordering: .relaxed)

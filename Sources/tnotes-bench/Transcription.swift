@@ -1,4 +1,5 @@
 import Foundation
+import TNotesClient
 import TNotesCore
 
 extension Bench {
@@ -16,28 +17,28 @@ extension Bench {
                                                   "--log-level", logLevel], log: "\(d)/log")
         defer { daemon.stop() }
         try Wait.forSocket("\(d)/s.sock")
-        let c = try LineSocket(path: "\(d)/s.sock")
-        let probe = try LineSocket(path: "\(d)/s.sock")
+        let c = try RPCConnection(path: "\(d)/s.sock")
+        let probe = try RPCConnection(path: "\(d)/s.sock")
 
         // daemon.status on the idle daemon: the baseline.
         var idle = [Double]()
         for _ in 0..<(quick ? 300 : 2000) {
             let t = Date()
-            _ = try probe.call("daemon.status", .null)
+            _ = try probe.call("daemon.status")
             idle.append(Date().timeIntervalSince(t) * 1000)
         }
         let rssBefore = daemon.rssKiB
         let sid = try c.call("sermon.create", ["title": "bench transcription"])["id"] ?? .null
         let cpuBefore = Self.cpuSeconds(pid: daemon.pid)
         _ = try c.call("audio.import", ["sermonId": sid, "path": .string(wav)])
-        let job = try c.call("jobs.list", .null).arrayValue?.first?["id"] ?? .null
+        let job = try c.call("jobs.list").arrayValue?.first?["id"] ?? .null
         // daemon.status, back to back, for as long as the job runs.
         var busy = [Double]()
         var state = ""
         let deadline = Date().addingTimeInterval(duration * 4 + 120)
         repeat {
             let t = Date()
-            _ = try probe.call("daemon.status", .null)
+            _ = try probe.call("daemon.status")
             busy.append(Date().timeIntervalSince(t) * 1000)
             if busy.count % 20 == 0 { state = try c.call("jobs.get", ["id": job])["state"]?.stringValue ?? "" }
             usleep(5000)

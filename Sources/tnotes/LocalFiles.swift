@@ -1,14 +1,21 @@
+import SystemPackage
 import TNotesClient
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The few file operations export and import need, on plain POSIX calls (the CLI links no Foundation).
+/// The few file operations export and import need, on plain POSIX calls and swift-system's `FileDescriptor`
+/// reads and writes (the CLI links no Foundation).
 /// Errors are `Failure.message` naming the path (exit 1).
 enum LocalFiles {
     static func fail(_ what: String, _ path: String) -> Failure {
         Failure.message("cannot \(what) \(path): \(String(cString: strerror(errno)))")
+    }
+
+    /// `fail` for an error swift-system threw (an `Errno`, whose description is strerror's text).
+    static func fail(_ what: String, _ path: String, _ error: any Error) -> Failure {
+        Failure.message("cannot \(what) \(path): \(error)")
     }
 
     /// `mkdir -p`.
@@ -51,8 +58,12 @@ enum LocalFiles {
         let w = try Writer(path: path)
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let n = read(input, &buffer, buffer.count)
-            if n < 0 { if errno == EINTR { continue }; throw fail("read", from) }
+            let n: Int
+            do {
+                n = try buffer.withUnsafeMutableBytes { try FileDescriptor(rawValue: input).read(into: $0) }
+            } catch {
+                throw fail("read", from, error)
+            }
             if n == 0 { break }
             try w.write(bytes: buffer[0..<n])
         }
@@ -81,12 +92,7 @@ enum LocalFiles {
         func write(_ text: String) throws { try write(bytes: Array(text.utf8)[...]) }
 
         func write(bytes: ArraySlice<UInt8>) throws {
-            var rest = bytes
-            while !rest.isEmpty {
-                let n = rest.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-                if n < 0 { if errno == EINTR { continue }; throw LocalFiles.fail("write", path) }
-                rest = rest.dropFirst(n)
-            }
+            do { try FileDescriptor(rawValue: fd).writeAll(bytes) } catch { throw LocalFiles.fail("write", path, error) }
         }
 
         func close() throws {

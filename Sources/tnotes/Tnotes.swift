@@ -1,4 +1,5 @@
 import ArgumentParser
+import SystemPackage
 import TNotesClient
 import TNotesCore
 
@@ -109,17 +110,11 @@ enum Output {
     static func error(_ s: String) { write(2, s.hasSuffix("\n") ? s : s + "\n") }
 
     static func write(_ fd: Int32, _ s: String) {
-        var bytes = Array(s.utf8)[...]
-        while !bytes.isEmpty {
-            let n = bytes.withUnsafeBytes { posixWrite(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                // A closed pipe (`tnotes ... | head`) ends the output quietly.
-                _exit(errno == EPIPE ? 0 : 1)
-            }
-            bytes = bytes.dropFirst(n)
+        do {
+            try FileDescriptor(rawValue: fd).writeAll(s.utf8)
+        } catch {
+            // A closed pipe (`tnotes ... | head`) ends the output quietly.
+            _exit(error as? Errno == .brokenPipe ? 0 : 1)
         }
     }
 }
-
-private func posixWrite(_ fd: Int32, _ p: UnsafeRawPointer?, _ n: Int) -> Int { write(fd, p, n) }

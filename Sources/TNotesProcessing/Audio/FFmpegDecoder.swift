@@ -1,3 +1,5 @@
+import SystemPackage
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -36,8 +38,10 @@ final class FFmpegDecoder: PCMSource {
         var have = 0
         if let c = carry { bytes[0] = c; have = 1; carry = nil }
         while have < 2 {
-            let n = process.read(into: &bytes, offset: have, count: want - have)
-            if n < 0 { throw AudioInputError("reading from ffmpeg: \(String(cString: strerror(errno)))") }
+            let n: Int
+            do { n = try process.read(into: &bytes, offset: have, count: want - have) } catch {
+                throw AudioInputError("reading from ffmpeg: \(error)")
+            }
             if n == 0 {
                 // Released before it is reaped: a pid once reaped may be given to another process.
                 job?.release(child: process.pid)
@@ -71,8 +75,7 @@ final class FFmpegDecoder: PCMSource {
         var out = [UInt8](repeating: 0, count: 256)
         var have = 0
         while have < out.count {
-            let n = child.read(into: &out, offset: have, count: out.count - have)
-            if n <= 0 { break }
+            guard let n = try? child.read(into: &out, offset: have, count: out.count - have), n > 0 else { break }
             have += n
         }
         _ = child.finish()
@@ -127,12 +130,10 @@ final class PipedChild {
         stderrFD = errFD
     }
 
-    /// read(2) from the child's stdout into `buf[offset...]`.
-    func read(into buf: inout [UInt8], offset: Int, count: Int) -> Int {
-        while true {
-            let n = buf.withUnsafeMutableBytes { p in Glibc.read(stdoutFD, p.baseAddress! + offset, count) }
-            if n < 0 && errno == EINTR { continue }
-            return n
+    /// read(2) from the child's stdout into `buf[offset..<offset + count]`; 0 at its end.
+    func read(into buf: inout [UInt8], offset: Int, count: Int) throws -> Int {
+        try buf.withUnsafeMutableBytes { p in
+            try FileDescriptor(rawValue: stdoutFD).read(into: UnsafeMutableRawBufferPointer(rebasing: p[offset..<offset + count]))
         }
     }
 
@@ -143,7 +144,7 @@ final class PipedChild {
         var text = [UInt8](repeating: 0, count: 4096)
         let size = lseek(stderrFD, 0, SEEK_END)
         _ = lseek(stderrFD, max(0, size - off_t(text.count)), SEEK_SET)
-        let n = Glibc.read(stderrFD, &text, text.count)
+        let n = (try? text.withUnsafeMutableBytes { try FileDescriptor(rawValue: stderrFD).read(into: $0) }) ?? 0
         Glibc.close(stdoutFD)
         Glibc.close(stderrFD)
         let message = String(decoding: text[0..<max(0, n)], as: UTF8.self)

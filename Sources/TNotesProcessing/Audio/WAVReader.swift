@@ -1,3 +1,5 @@
+import SystemPackage
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -171,8 +173,10 @@ final class WAVReader: PCMSource {
     static func readFully(_ fd: Int32, _ buf: inout [UInt8], _ count: Int) -> Int {
         var done = 0
         while done < count {
-            let n = buf.withUnsafeMutableBytes { p in Glibc.read(fd, p.baseAddress! + done, count - done) }
-            if n < 0 { if errno == EINTR { continue }; return -1 }
+            let range = done..<count
+            guard let n = try? buf.withUnsafeMutableBytes({ p in
+                try FileDescriptor(rawValue: fd).read(into: UnsafeMutableRawBufferPointer(rebasing: p[range]))
+            }) else { return -1 }
             if n == 0 { break }
             done += n
         }
