@@ -46,6 +46,10 @@ let package = Package(
         // libcurl (Debian's libcurl4-openssl-dev) behind a small C shim: curl_easy_setopt is variadic.
         // Loaded (dlopen) by the first sync request, not linked: a local-only daemon never maps it (tn_curl_api.h).
         .target(name: "CCurlShim", dependencies: ["CDynamicLibrary"]),
+        // PulseAudio's client library (libpulse-dev) and libopusenc/libogg (libopusenc-dev, libogg-dev): capture and
+        // Ogg Opus for recording, loaded on first use (CPulseAudio.h, COggOpus.h say why).
+        .target(name: "CPulseAudio", dependencies: ["CDynamicLibrary"]),
+        .target(name: "COggOpus", dependencies: ["CDynamicLibrary"], cSettings: [.unsafeFlags(["-I/usr/include/opus"])]),
         // Models, record schemas, HLC, merge rule, the one JSON codec.
         .target(name: "TNotesCore", dependencies: [
             .product(name: "Crypto", package: "swift-crypto"),
@@ -107,10 +111,12 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        // Recording (contract §8.2): capture from the sound server into a crash-safe Ogg Opus file.
+        .target(name: "TNotesRecording", dependencies: ["CPulseAudio", "COggOpus", "TNotesLifecycle"]),
         // The daemon: config, paths, single-instance lock, record methods, wiring.
         .target(name: "TNotesDaemon", dependencies: [
             "TNotesCore", "TNotesStore", "TNotesRPC", "TNotesSocketServer", "TNotesConfig", "TNotesSync", "CSystemd",
-            "TNotesLifecycle", "TNotesProcessing", "TNotesScripture", "TNotesBible",
+            "TNotesLifecycle", "TNotesProcessing", "TNotesScripture", "TNotesBible", "TNotesRecording",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),

@@ -18,8 +18,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # Static Swift runtime: the package must run where no Swift toolchain is installed; what stays dynamic
-# (SQLite, systemd, libstdc++, glibc) comes from Debian and becomes Depends. PocketSphinx, SWORD and libcurl
-# are dlopen()ed on first use (Sources/CPocketSphinx, Sources/CSword, Sources/CCurlShim), which
+# (SQLite, systemd, libstdc++, glibc) comes from Debian and becomes Depends. PocketSphinx, SWORD, libcurl, libpulse and libopusenc/libogg
+# are dlopen()ed on first use (Sources/CPocketSphinx, Sources/CSword, Sources/CCurlShim, Sources/CPulseAudio, Sources/COggOpus), which
 # dpkg-shlibdeps cannot see: their libraries are named in Depends by hand, by the sonames the loaders open.
 scratch=.build-deb
 for product in tnotesd tnotes tnotes-server; do
@@ -123,7 +123,7 @@ Version: $version
 Architecture: $arch
 Maintainer: tnotes developers <tnotes@users.noreply.github.com>
 Installed-Size: $(du -sk "$d/usr" | cut -f1)
-Depends: $(depends "$d" "$d/usr/bin/tnotesd" "$d/usr/bin/tnotes"), libcurl4, libpocketsphinx3, libsphinxbase3, libsword1.9.0, pocketsphinx-en-us, sword-text-kjv
+Depends: $(depends "$d" "$d/usr/bin/tnotesd" "$d/usr/bin/tnotes"), libcurl4, libpocketsphinx3, libsphinxbase3, libsword1.9.0, libpulse0, libopusenc0, libogg0, pocketsphinx-en-us, sword-text-kjv
 Recommends: ffmpeg
 Suggests: tnotes-server, sword-text-web
 Section: utils

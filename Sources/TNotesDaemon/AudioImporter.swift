@@ -77,6 +77,23 @@ struct AudioImporter {
         return Imported(path: target, fileName: fileName, sizeBytes: total, sha256: Hex.encode(hasher.finalize()))
     }
 
+    /// A file already in the data dir (a recording), as an import would have made it: its size and digest,
+    /// read in 1 MiB chunks. Blocking: call it off the cooperative pool.
+    static func describe(path: String, fileName: String) throws -> Imported {
+        let fd = try FileDescriptor.open(FilePath(path), .readOnly, options: .closeOnExec)
+        defer { try? fd.close() }
+        var hasher = SHA256()
+        var total: Int64 = 0
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = try buffer.withUnsafeMutableBytes { try fd.read(into: $0) }
+            if n == 0 { break }
+            hasher.update(data: buffer[0..<n])
+            total += Int64(n)
+        }
+        return Imported(path: path, fileName: fileName, sizeBytes: total, sha256: Hex.encode(hasher.finalize()))
+    }
+
     /// The last path component, without anything that could climb out of a directory.
     static func safeName(_ path: String) -> String {
         let base = path.split(separator: "/").last.map(String.init) ?? "audio"

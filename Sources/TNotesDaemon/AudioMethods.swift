@@ -15,6 +15,28 @@ struct AudioMethods {
     var autoTranscribe = false
     var worker: ProcessingWorker?
 
+    /// Attaches a file in the data dir to a sermon, in one transaction: the record's `audio` (so it syncs), this
+    /// device's copy (path, uploaded: false, so the upload queue takes it), and, with `transcribe`, a new
+    /// transcription job (any transcript of older audio is outdated). `audio.import` and a stopped recording
+    /// both end here. Returns the sermon as `sermon.get` shows it.
+    static func attach(_ file: AudioImporter.Imported, to sermonId: String, store: Store, transcribe: Bool,
+                       worker: ProcessingWorker?) async throws -> JSON {
+        defer { if transcribe { worker?.jobQueued() } }
+        return try await store.write { s in
+            var body = try RecordMethods.live(.sermons, sermonId, in: s).body
+            body["audio"] = ["fileName": .string(file.fileName), "sizeBytes": .int(file.sizeBytes), "sha256": .string(file.sha256)]
+            body["updatedAt"] = .string(s.stamp())
+            let saved = try s.commitLocal(.sermons, record: body, op: .upsert)
+            try s.setAudioFile(AudioFileState(sermonId: sermonId, path: file.path, sha256: file.sha256,
+                                              sizeBytes: file.sizeBytes, localAvailable: true, uploaded: false))
+            if transcribe {
+                _ = try ProcessingMethods.queueTranscription(sermonId: sermonId, in: s, requireAudio: false, byHand: false)
+                return try RecordViews.sermon(try s.liveRecord(.sermons, sermonId), in: s, withChildren: true)
+            }
+            return try RecordViews.sermon(saved, in: s, withChildren: true)
+        }
+    }
+
     func register(into table: inout MethodTable) {
         let store = self.store, importer = self.importer, autoTranscribe = self.autoTranscribe, worker = self.worker
 
@@ -28,22 +50,7 @@ struct AudioMethods {
             _ = try await store.read { s in try RecordMethods.live(.sermons, sermonId, in: s) }
             let imported = try await importer.importFile(from: try p.requiredString("path"), sermonId: sermonId)
             do {
-                defer { if autoTranscribe { worker?.jobQueued() } }
-                return try await store.write { s in
-                    var body = try RecordMethods.live(.sermons, sermonId, in: s).body
-                    body["audio"] = ["fileName": .string(imported.fileName), "sizeBytes": .int(imported.sizeBytes),
-                                     "sha256": .string(imported.sha256)]
-                    body["updatedAt"] = .string(s.stamp())
-                    let saved = try s.commitLocal(.sermons, record: body, op: .upsert)
-                    try s.setAudioFile(AudioFileState(sermonId: sermonId, path: imported.path, sha256: imported.sha256,
-                                                      sizeBytes: imported.sizeBytes, localAvailable: true, uploaded: false))
-                    if autoTranscribe {
-                        // New audio: any transcription of the old audio is outdated, so a new one is queued.
-                        _ = try ProcessingMethods.queueTranscription(sermonId: sermonId, in: s, requireAudio: false, byHand: false)
-                        return try RecordViews.sermon(try s.liveRecord(.sermons, sermonId), in: s, withChildren: true)
-                    }
-                    return try RecordViews.sermon(saved, in: s, withChildren: true)
-                }
+                return try await Self.attach(imported, to: sermonId, store: store, transcribe: autoTranscribe, worker: worker)
             } catch {
                 unlink(imported.path)
                 throw error

@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
+import TNotesRecording
 import SystemPackage
 import TNotesLifecycle
 import TNotesConfig
@@ -98,11 +99,12 @@ public struct Daemon {
     /// Every socket method, over one store: what `run` serves.
     static func methodTable(store: Store, hub: EventHub, info: DaemonInfo, sync: SyncEngine?, audioDirectory: String,
                             processing: ProcessingSettings = ProcessingSettings(), worker: ProcessingWorker? = nil,
-                            scriptureModulesPath: String? = nil, publicBaseURL: String? = nil) -> MethodTable {
+                            scriptureModulesPath: String? = nil, publicBaseURL: String? = nil,
+                            recording: RecordingController? = nil, soundServer: SoundServer = SoundServer(address: nil)) -> MethodTable {
         let discovery = DiscoveryDocument()
         var table = MethodTable(title: "tnotesd", version: TNotesVersion.string)
         SystemMethods(store: store, hub: hub, info: info, discovery: discovery, sync: sync).register(into: &table)
-        RecordMethods(store: store, publicBaseURL: publicBaseURL).register(into: &table)
+        RecordMethods(store: store, publicBaseURL: publicBaseURL, recordingClock: recording?.clock).register(into: &table)
         PublishMethods(store: store, publicBaseURL: publicBaseURL).register(into: &table)
         AudioMethods(store: store, importer: AudioImporter(audioDirectory: audioDirectory),
                      autoTranscribe: processing.autoTranscribe, worker: worker).register(into: &table)
@@ -111,6 +113,7 @@ public struct Daemon {
         SearchMethods(store: store, bible: Bible(modulesPath: scriptureModulesPath)).register(into: &table)
         HistoryMethods(store: store).register(into: &table)
         ConflictMethods(store: store).register(into: &table)
+        if let recording { RecordingMethods(controller: recording, server: soundServer).register(into: &table) }
         discovery.set(table.openRPC(components: DiscoveryDocument.components()))
         return table
     }
@@ -169,9 +172,16 @@ public struct Daemon {
                               startedAtMillis: Timestamp.nowMillis())
         let worker = ProcessingWorker(store: store, settings: config.processing, scratchDirectory: paths.scratchDirectory,
                                       logger: logger) { topic, fields in hub.publish(topic: topic, fields) }
+        let soundServer = SoundServer(environment: env)
+        let recording = RecordingController(
+            settings: .init(server: soundServer, audioDirectory: paths.audioDirectory, markerPath: "\(paths.dataDir)/recording.json",
+                            config: config.recording),
+            store: store, hub: hub, worker: worker, logger: logger)
+        // A recording the last daemon did not stop (kill -9, power loss) is closed and attached first.
+        await recording.recover()
         let table = Self.methodTable(store: store, hub: hub, info: info, sync: sync, audioDirectory: paths.audioDirectory,
                                      processing: config.processing, worker: worker, scriptureModulesPath: config.scriptureModulesPath,
-                                     publicBaseURL: config.sync.serverURL)
+                                     publicBaseURL: config.sync.serverURL, recording: recording, soundServer: soundServer)
         let dispatcher = Dispatcher(table: table, logger: logger)
 
         // One event loop per core (at most 4): a connection whose answer is large to encode (sermon.list of
@@ -213,6 +223,7 @@ public struct Daemon {
             }))
         }
         serviceList.append(supervised("processing", worker))
+        serviceList.append(supervised("recording", RecordingService(controller: recording)))
         serviceList.append(supervised("socket-server", server))
         serviceList.append(supervised("systemd", SystemdService(notifier: notifier, store: store, sync: sync)))
         var groupConfiguration = ServiceGroupConfiguration(services: serviceList, gracefulShutdownSignals: [.sigterm, .sigint],

@@ -22,6 +22,17 @@ public struct DaemonConfig: Sendable, Equatable {
     /// `[scripture] modules_path`: a SWORD library (a directory with mods.d/ and modules/) to read Bible text
     /// from instead of the system's (/usr/share/sword, where Debian's sword-text-* packages install).
     public var scriptureModulesPath: String?
+    /// `[recording]` (contract §8.2).
+    public var recording = RecordingConfig()
+
+    public struct RecordingConfig: Sendable, Equatable {
+        /// Seconds of audio (pauses excluded) after which a recording stops by itself: 4 hours.
+        public var maxDuration = 14_400
+        /// Free bytes on the data dir's filesystem below which a recording stops by itself: 500 MB.
+        public var minFreeBytes: Int64 = 500_000_000
+        /// Queue a transcription when a recording stops.
+        public var transcribe = true
+    }
 
     public struct SyncConfig: Sendable, Equatable {
         /// nil: sync disabled, the daemon stays local-only.
@@ -61,6 +72,13 @@ extension DaemonConfig {
         }
         if let table = try r.table("processing") {
             c.processing = try parseProcessing(table, file: file)
+        }
+        if let table = try r.table("recording") {
+            var rc = TableReader(table: table, prefix: "recording.", file: file, expandPath: DaemonPaths.expandTilde)
+            if let v = try rc.int("max_duration", min: 1, max: 604_800) { c.recording.maxDuration = v }
+            if let v = try rc.int("min_free_bytes", min: 0, max: Int.max) { c.recording.minFreeBytes = Int64(v) }
+            if let v = try rc.bool("transcribe") { c.recording.transcribe = v }
+            try rc.finish()
         }
         if let table = try r.table("scripture") {
             var sc = TableReader(table: table, prefix: "scripture.", file: file, expandPath: DaemonPaths.expandTilde)

@@ -6,7 +6,8 @@ import TNotesStore
 /// Delivers events to the connections that subscribed to their topic. Events are numbered (`seq`) so a
 /// subscriber can tell when it missed some (its buffer overflowed).
 final class EventHub: Sendable {
-    static let topics: Set<String> = ["record.changed", "sync.state", "sync.completed", "conflict.changed", "job.changed", "sync.progress"]
+    static let topics: Set<String> = ["record.changed", "sync.state", "sync.completed", "conflict.changed", "job.changed", "sync.progress",
+                                          "recording.state", "recording.level", "transcript.partial"]
 
     private struct State {
         var connections: [Int: ConnectionContext] = [:]

@@ -8,12 +8,14 @@ struct RecordMethods {
     let store: Store
     /// The sync server's base URL, for the URL of a published page (nil when sync is off).
     var publicBaseURL: String? = nil
+    /// The running recording's clock: a `note.add` without `timestamp` for its sermon is stamped with it.
+    var recordingClock: RecordingClock? = nil
 
     static let status = FieldType.enumeration(StatusValues.processing)
     static let sermonResult: JSON = ["$ref": "#/components/schemas/Sermon"]
 
     func register(into table: inout MethodTable) {
-        let store = self.store, base = publicBaseURL
+        let store = self.store, base = publicBaseURL, clock = recordingClock
 
         table.add(MethodSpec("sermon.create", summary: "Create a sermon.", params: [
             ParamSpec("title", .string, required: true),
@@ -110,11 +112,20 @@ struct RecordMethods {
         table.add(MethodSpec("note.add", summary: "Add a note to a sermon.", params: [
             ParamSpec("sermonId", .uuid, required: true),
             ParamSpec("text", .string, required: true),
-            ParamSpec("timestamp", .number(min: 0), required: true, "seconds into the audio"),
+            ParamSpec("timestamp", .number(min: 0), "seconds into the audio; default the recording's clock when this sermon is recording"),
             ParamSpec("id", .uuid),
         ], result: ["$ref": "#/components/schemas/Note"], queuesOneWrite: true) { p, _ in
-            try await store.write { s in
-                let sermonId = try p.requiredString("sermonId")
+            let sermonId = try p.requiredString("sermonId")
+            // Read before the write waits its turn: the note is stamped when it was asked for.
+            let timestamp: JSON
+            if let given = p["timestamp"] {
+                timestamp = given
+            } else if let elapsed = clock?.elapsed(sermonId: sermonId) {
+                timestamp = .double(elapsed)
+            } else {
+                throw RPCError.invalidParams(field: "timestamp", reason: "is required (this sermon is not recording)")
+            }
+            return try await store.write { s in
                 try s.requireLive(.sermons, sermonId)
                 // A new random id needs no look: only a caller's own id can already be taken.
                 let id: String
@@ -126,7 +137,7 @@ struct RecordMethods {
                 }
                 let now = s.stamp()
                 let record: JSONObject = [
-                    "id": .string(id), "sermonId": .string(sermonId), "text": try p.required("text"), "timestamp": try p.required("timestamp"),
+                    "id": .string(id), "sermonId": .string(sermonId), "text": try p.required("text"), "timestamp": timestamp,
                     "createdAt": .string(now), "updatedAt": .string(now), "deletedAt": .null,
                 ]
                 return .object(try s.commitLocal(.notes, record: record, op: .upsert).body)

@@ -1,0 +1,285 @@
+import Logging
+import ServiceLifecycle
+import Synchronization
+import SystemPackage
+import TNotesCore
+import TNotesLifecycle
+import TNotesProcessing
+import TNotesRecording
+import TNotesRPC
+import TNotesStore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The one recording of this daemon (contract §8.2): starts it for a new or existing sermon, pauses, resumes,
+/// and when it stops (asked to, or by itself: the duration limit, a full disk, a vanished source) attaches
+/// its audio to the sermon as `audio.import` does and queues its transcription.
+///
+/// Crash safety: while a recording runs, `recording.json` in the data dir names its sermon and file. A daemon
+/// that finds it at start (`recover`) was killed mid-recording: it closes the file after its last intact page
+/// and attaches it.
+actor RecordingController {
+    struct Settings: Sendable {
+        var server: SoundServer
+        var audioDirectory: String
+        var markerPath: String
+        var config: DaemonConfig.RecordingConfig
+    }
+
+    /// What `recording.json` holds.
+    struct Marker: Sendable {
+        let sermonId: String
+        let path: String
+        let startedAt: String
+        let source: String?
+    }
+
+    private struct Current {
+        let recorder: Recorder
+        let marker: Marker
+        /// The attach that runs once the recorder stops; `recording.stop` awaits it.
+        var completion: Task<JSON, Never>?
+    }
+
+    private let settings: Settings
+    private let store: Store
+    private let hub: EventHub
+    private let worker: ProcessingWorker?
+    private let logger: Logger
+    private var current: Current?
+    /// The running recording's sermon and recorder, for `note.add` (synchronous, from any thread).
+    let clock = RecordingClock()
+
+    init(settings: Settings, store: Store, hub: EventHub, worker: ProcessingWorker?, logger: Logger) {
+        self.settings = settings
+        self.store = store
+        self.hub = hub
+        self.worker = worker
+        self.logger = logger
+    }
+
+    // MARK: methods
+
+    func start(sermonId: String?, title: String?, speaker: JSON?, serviceType: String?, source: String?) async throws -> JSON {
+        if let current, current.recorder.status.state != .stopped {
+            throw RPCError.conflict("a recording is running (sermon \(current.marker.sermonId)); stop it first")
+        }
+        if let sermonId {
+            _ = try await store.read { s in try RecordMethods.live(.sermons, sermonId, in: s) }
+        }
+        let id = sermonId ?? Identifier.make()
+        let startedAt = Timestamp.format(millis: Timestamp.nowMillis())
+        let path = "\(settings.audioDirectory)/\(id)-\(Timestamp.nowMillis()).opus"
+        let recorderSettings = RecorderSettings(
+            server: settings.server, source: source, path: path, title: title ?? "Recording \(startedAt.prefix(10))",
+            artist: speaker?.stringValue, maxDuration: Double(settings.config.maxDuration), minFreeBytes: settings.config.minFreeBytes)
+        let audioDirectory = settings.audioDirectory
+        let hub = self.hub
+        let recorder: Recorder
+        do {
+            recorder = try await BlockingWork.run {
+                try DaemonPaths.makeDirectory(audioDirectory)
+                return try Recorder.start(recorderSettings) { event in
+                    if case .level(let dBFS, let elapsed) = event {
+                        hub.publish(topic: "recording.level", ["sermonId": .string(id), "level": .double(Self.rounded(dBFS)),
+                                                               "elapsed": .double(Self.rounded(elapsed))])
+                    }
+                }
+            }
+        } catch let e as SoundServerError {
+            throw RPCError.unavailable("\(e)")
+        } catch let e as RecordingSourceError {
+            throw RPCError.invalidParams(field: "source", reason: "\(e)")
+        }
+        let marker = Marker(sermonId: id, path: path, startedAt: startedAt, source: source)
+        do {
+            if sermonId == nil {
+                let date = startedAt
+                _ = try await store.write { s in
+                    let now = s.stamp()
+                    let record: JSONObject = [
+                        "id": .string(id), "title": .string(recorderSettings.title), "date": .string(date),
+                        "serviceType": .string(serviceType ?? "Sunday Service"), "speaker": speaker ?? .null,
+                        "isArchived": false, "transcriptionStatus": "pending", "summaryStatus": "pending",
+                        "audio": .null, "createdAt": .string(now), "updatedAt": .string(now), "deletedAt": .null,
+                    ]
+                    return try s.commitLocal(.sermons, record: record, op: .upsert)
+                }
+            }
+            try await BlockingWork.run { try Self.writeMarker(marker, to: self.settings.markerPath) }
+        } catch {
+            _ = await recorder.stop()
+            unlink(path)
+            throw error
+        }
+        var started = Current(recorder: recorder, marker: marker)
+        started.completion = Task { await self.complete(recorder: recorder, marker: marker) }
+        current = started
+        clock.set(sermonId: id, recorder: recorder)
+        logger.info("recording started", metadata: ["sermonId": "\(id)", "source": "\(source ?? "default")", "file": "\(path)"])
+        publishState(recorder.status, marker: marker)
+        return view(recorder.status, marker: marker)
+    }
+
+    func pause() throws -> JSON { try change(pause: true) }
+    func resume() throws -> JSON { try change(pause: false) }
+
+    private func change(pause: Bool) throws -> JSON {
+        guard let current, current.recorder.status.state != .stopped else { throw Self.nothingRecording }
+        if pause { current.recorder.pause() } else { current.recorder.resume() }
+        let status = current.recorder.status
+        publishState(status, marker: current.marker)
+        return view(status, marker: current.marker)
+    }
+
+    func stop() async throws -> JSON {
+        guard let current, let completion = current.completion else { throw Self.nothingRecording }
+        _ = await current.recorder.stop()
+        return await completion.value
+    }
+
+    func status() -> JSON {
+        guard let current else { return ["state": "idle"] }
+        return view(current.recorder.status, marker: current.marker)
+    }
+
+    /// The daemon is stopping: a running recording stops and is attached.
+    func stopForShutdown() async {
+        guard current != nil else { return }
+        _ = try? await stop()
+    }
+
+    static let nothingRecording = RPCError(code: -32001, message: "Not found: no recording is running",
+                                           data: ["kind": "recording"])
+
+    // MARK: completion
+
+    /// Runs once per recording, when its thread has closed the file: attach, forget the marker, say so.
+    private func complete(recorder: Recorder, marker: Marker) async -> JSON {
+        let status = await recorder.finished()
+        clock.clear()
+        var result = fields(status, marker: marker)
+        do {
+            let sermon = try await attach(path: marker.path, sermonId: marker.sermonId)
+            result["sermon"] = sermon
+            _ = try? await BlockingWork.run { unlink(self.settings.markerPath) }
+            logger.info("recording stopped", metadata: [
+                "sermonId": "\(marker.sermonId)", "reason": "\(status.stopReason?.code ?? "requested")",
+                "seconds": "\(Self.rounded(status.elapsed))", "bytes": "\(status.bytes)",
+            ])
+        } catch {
+            // The file and the marker stay: the next start attaches them.
+            logger.error("recording stopped but not attached", metadata: ["sermonId": "\(marker.sermonId)", "error": "\(error)"])
+            result["error"] = .string("\(error)")
+        }
+        publishState(status, marker: marker)
+        if current?.recorder === recorder { current = nil }
+        return .object(result)
+    }
+
+    private func attach(path: String, sermonId: String) async throws -> JSON {
+        let name = path.split(separator: "/").last.map(String.init) ?? "recording.opus"
+        let file = try await BlockingWork.run { try AudioImporter.describe(path: path, fileName: name) }
+        return try await AudioMethods.attach(file, to: sermonId, store: store, transcribe: settings.config.transcribe, worker: worker)
+    }
+
+    /// At start: a marker left by a daemon that died mid-recording. Its file is cut after the last intact
+    /// page and attached to its sermon; the log says how much was kept.
+    func recover() async {
+        let markerPath = settings.markerPath
+        guard let marker = try? await BlockingWork.run({ try Self.readMarker(markerPath) }) else { return }
+        do {
+            let kept = try await BlockingWork.run { try Recorder.closeInterrupted(path: marker.path) }
+            _ = try await attach(path: marker.path, sermonId: marker.sermonId)
+            _ = try? await BlockingWork.run { unlink(markerPath) }
+            logger.notice("recording recovered after an unclean stop", metadata: [
+                "sermonId": "\(marker.sermonId)", "file": "\(marker.path)", "seconds": "\(Self.rounded(kept.seconds))",
+                "bytes": "\(kept.bytes)",
+            ])
+        } catch {
+            logger.error("recording could not be recovered", metadata: ["sermonId": "\(marker.sermonId)", "file": "\(marker.path)",
+                                                                         "error": "\(error)"])
+        }
+    }
+
+    // MARK: views and events
+
+    private func fields(_ s: RecorderStatus, marker: Marker) -> JSONObject {
+        var o: JSONObject = [
+            "state": .string(s.state.rawValue), "sermonId": .string(marker.sermonId), "source": JSON(marker.source),
+            "startedAt": .string(marker.startedAt), "elapsed": .double(Self.rounded(s.elapsed)),
+            "level": .double(Self.rounded(s.level)), "bytes": .int(s.bytes),
+        ]
+        if let reason = s.stopReason {
+            o["reason"] = .string(reason.code)
+            o["message"] = .string(reason.description)
+        }
+        return o
+    }
+
+    private func view(_ s: RecorderStatus, marker: Marker) -> JSON { .object(fields(s, marker: marker)) }
+
+    private func publishState(_ s: RecorderStatus, marker: Marker) {
+        hub.publish(topic: "recording.state", fields(s, marker: marker))
+    }
+
+    static func rounded(_ d: Double) -> Double { (d * 1000).rounded() / 1000 }
+
+    // MARK: the marker file
+
+    static func writeMarker(_ marker: Marker, to path: String) throws {
+        let body: JSON = ["sermonId": .string(marker.sermonId), "path": .string(marker.path),
+                          "startedAt": .string(marker.startedAt), "source": JSON(marker.source)]
+        // A temp file, fsynced, renamed over, its directory fsynced: the marker is whole or absent.
+        let temp = "\(path).tmp"
+        let fd = try FileDescriptor.open(FilePath(temp), .writeOnly, options: [.create, .truncate, .closeOnExec],
+                                         permissions: [.ownerReadWrite])
+        do {
+            try fd.writeAll(Array(body.text.utf8))
+            guard fsync(fd.rawValue) == 0 else { throw Errno(rawValue: errno) }
+            try fd.close()
+        } catch {
+            try? fd.close()
+            unlink(temp)
+            throw error
+        }
+        guard rename(temp, path) == 0 else { throw Errno(rawValue: errno) }
+        DaemonPaths.fsyncDirectory(String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]))
+    }
+
+    static func readMarker(_ path: String) throws -> Marker? {
+        guard case .success(let text) = Daemon.readFile(path) else { return nil }
+        let o = try JSON.parse(text)
+        guard let id = o["sermonId"]?.stringValue, let file = o["path"]?.stringValue else { return nil }
+        return Marker(sermonId: id, path: file, startedAt: o["startedAt"]?.stringValue ?? "", source: o["source"]?.stringValue)
+    }
+}
+
+/// The running recording's clock, read by `note.add` without awaiting the controller.
+final class RecordingClock: Sendable {
+    private let state = Mutex<(sermonId: String, recorder: Recorder)?>(nil)
+
+    func set(sermonId: String, recorder: Recorder) { state.withLock { $0 = (sermonId, recorder) } }
+    func clear() { state.withLock { $0 = nil } }
+
+    /// Seconds into the recording of `sermonId`, when one is running for it.
+    func elapsed(sermonId: String) -> Double? {
+        state.withLock { s in
+            guard let s, s.sermonId == sermonId, s.recorder.status.state != .stopped else { return nil }
+            return RecordingController.rounded(s.recorder.status.elapsed)
+        }
+    }
+}
+
+/// Stops a running recording when the daemon stops (SIGTERM): its audio is attached, not left for recovery.
+struct RecordingService: Service {
+    let controller: RecordingController
+
+    func run() async throws {
+        // Cancellation (the group failing) also ends the wait; the recording is stopped either way.
+        try? await gracefulShutdown()
+        await controller.stopForShutdown()
+    }
+}
