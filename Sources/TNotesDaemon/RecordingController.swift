@@ -26,6 +26,8 @@ actor RecordingController {
         var audioDirectory: String
         var markerPath: String
         var config: DaemonConfig.RecordingConfig
+        /// PocketSphinx's model, for the live transcript; nil: no live transcript.
+        var liveModelDirectory: String?
     }
 
     /// What `recording.json` holds.
@@ -77,21 +79,36 @@ actor RecordingController {
             artist: speaker?.stringValue, maxDuration: Double(settings.config.maxDuration), minFreeBytes: settings.config.minFreeBytes)
         let audioDirectory = settings.audioDirectory
         let hub = self.hub
+        let live = settings.liveModelDirectory.map {
+            LiveTranscription(sermonId: id, store: store, modelDirectory: $0, logger: logger) { topic, fields in
+                hub.publish(topic: topic, fields)
+            }
+        }
         let recorder: Recorder
         do {
             recorder = try await BlockingWork.run {
                 try DaemonPaths.makeDirectory(audioDirectory)
                 return try Recorder.start(recorderSettings) { event in
-                    if case .level(let dBFS, let elapsed) = event {
+                    switch event {
+                    case .level(let dBFS, let elapsed):
                         hub.publish(topic: "recording.level", ["sermonId": .string(id), "level": .double(Self.rounded(dBFS)),
                                                                "elapsed": .double(Self.rounded(elapsed))])
+                    case .audio(let samples, _):
+                        live?.accept(samples)
+                    case .stopped:
+                        live?.end()
                     }
                 }
             }
         } catch let e as SoundServerError {
+            live?.end()
             throw RPCError.unavailable("\(e)")
         } catch let e as RecordingSourceError {
+            live?.end()
             throw RPCError.invalidParams(field: "source", reason: "\(e)")
+        } catch {
+            live?.end()
+            throw error
         }
         let marker = Marker(sermonId: id, path: path, startedAt: startedAt, source: source)
         do {

@@ -14,7 +14,7 @@ final class Child {
         for k in ["NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "WATCHDOG_USEC", "TNOTES_CONFIG"] { env[k] = nil }
         for (k, v) in extra { env[k] = v }
         process.environment = env
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         let handle = FileHandle(forWritingAtPath: log)!
         process.standardOutput = handle
         process.standardError = handle

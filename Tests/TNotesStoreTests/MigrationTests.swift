@@ -213,7 +213,7 @@ import TNotesSQLite
 
     @Test func emptyFileBecomesANewDatabase() throws {
         let t = TempStore()
-        FileManager.default.createFile(atPath: t.dbPath, contents: Data())
+        _ = FileManager.default.createFile(atPath: t.dbPath, contents: Data())
         let store = try t.open()
         #expect(store.migratedFrom == 0)
         #expect(store.schemaVersion == Migrations.latestVersion)

@@ -86,7 +86,7 @@ struct SyncAudioTests {
             try ca.call("sync.now", ["wait": true])
             try cb.call("sync.now", ["wait": true])
             // B has tried (and got 404) at least twice before the upload is let through.
-            #expect(try eventually(timeout: 20, every: 0.1) {
+            #expect(eventually(timeout: 20, every: 0.1) {
                 proxy.seen(method: "GET", pathPrefix: "/v1/audio/").filter { $0.upstreamStatus == 404 }.count >= 2
             })
             proxy.passThrough()

@@ -65,6 +65,9 @@ final class PocketSphinxDecoder {
         self.ps = ps
     }
 
+    func startUtterance() { tn_ps_start_utt(ps) }
+    func endUtterance() { tn_ps_end_utt(ps) }
+
     func release() {
         tn_ps_free(ps)
         tn_ps_config_free(config)
@@ -107,13 +110,13 @@ final class PocketSphinxDecoder {
         return TranscriptionResult(text: segments.map(\.text).joined(separator: " "), segments: segments)
     }
 
-    private func feed(_ buffer: [Int16], _ from: Int, _ to: Int) {
+    func feed(_ buffer: [Int16], _ from: Int, _ to: Int) {
         guard to > from else { return }
         buffer.withUnsafeBufferPointer { p in _ = tn_ps_process_raw(ps, p.baseAddress! + from, to - from) }
     }
 
     /// The finished utterance's words, grouped into sentence-like segments at pauses.
-    private func collect(startSample: Int) -> [TimedSegment] {
+    func collect(startSample: Int) -> [TimedSegment] {
         let offset = Double(startSample) / Double(AudioInput.sampleRate)
         var out: [TimedSegment] = []
         var words: [String] = []
@@ -126,11 +129,17 @@ final class PocketSphinxDecoder {
             words.removeAll()
         }
         var seg = tn_ps_seg_iter(ps)
+        // Debian's PocketSphinx (5prealpha) numbers frames from the decoder's start, not the utterance's (the
+        // second utterance of a test began at frame 487, after 79,520 samples): times are taken from the
+        // utterance's first frame, which is `startSample`, so either numbering gives the same times.
+        var firstFrame: Int32?
         while let s = seg {
             var sf: Int32 = 0, ef: Int32 = 0
             tn_ps_seg_frames(s, &sf, &ef)
-            let wStart = offset + Double(sf) / Self.framesPerSecond
-            let wEnd = offset + Double(ef + 1) / Self.framesPerSecond
+            if firstFrame == nil { firstFrame = sf }
+            let base = firstFrame ?? 0
+            let wStart = offset + Double(sf - base) / Self.framesPerSecond
+            let wEnd = offset + Double(ef + 1 - base) / Self.framesPerSecond
             let token = tn_ps_seg_word(s).map { String(cString: $0) } ?? ""
             if let word = Self.spoken(token) {
                 if words.count >= Self.segmentWords { close() }

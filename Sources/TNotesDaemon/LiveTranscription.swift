@@ -1,0 +1,139 @@
+import Dispatch
+import Logging
+import Synchronization
+import TNotesCore
+import TNotesLifecycle
+import TNotesProcessing
+import TNotesStore
+
+/// The live transcript of one recording (contract §8.2): audio from the capture thread goes into a queue
+/// (never waiting: the capture thread only appends), and a thread of its own recognises it, publishes each
+/// utterance's segments as a `transcript.partial` event, and keeps the transcript so far in the store with
+/// status `processing`, so `sermon.get` shows it.
+///
+/// When recognition falls behind (a slow machine, a busy one) the queue grows and the thread catches up,
+/// also after the recording stopped; the transcription job queued at stop replaces what this wrote (this
+/// never writes over a transcript that is not `processing`, so a job that finished first keeps its result).
+final class LiveTranscription: Sendable {
+    private struct Queue {
+        var chunks: [[Int16]] = []
+        var queuedSamples = 0
+        var ended = false
+        var droppedSamples = 0
+    }
+
+    /// Ten minutes of audio (19 MB) at most waits for the recogniser; beyond that the oldest goes (the
+    /// transcription after stop still hears all of it).
+    static let maxQueuedSamples = 16_000 * 600
+    /// The store gets the transcript so far at most this often (each write is a version that syncs).
+    static let storeInterval: Double = 15
+
+    private let queue = Mutex(Queue())
+    private let wake = DispatchSemaphore(value: 0)
+    private let sermonId: String
+    private let store: Store
+    private let publish: @Sendable (String, JSONObject) -> Void
+    private let logger: Logger
+
+    init(sermonId: String, store: Store, modelDirectory: String, logger: Logger,
+         publish: @escaping @Sendable (String, JSONObject) -> Void) {
+        self.sermonId = sermonId
+        self.store = store
+        self.publish = publish
+        self.logger = logger
+        DedicatedThread.start { [self] in run(modelDirectory: modelDirectory) }
+    }
+
+    /// From the capture thread: 100 ms of audio, in order. Never blocks.
+    func accept(_ samples: [Int16]) {
+        queue.withLock { q in
+            q.chunks.append(samples)
+            q.queuedSamples += samples.count
+            while q.queuedSamples > Self.maxQueuedSamples, !q.chunks.isEmpty {
+                let old = q.chunks.removeFirst()
+                q.queuedSamples -= old.count
+                q.droppedSamples += old.count
+            }
+        }
+        wake.signal()
+    }
+
+    /// The recording stopped: what is queued is still recognised, then the thread ends.
+    func end() {
+        queue.withLock { $0.ended = true }
+        wake.signal()
+    }
+
+    // MARK: the recognition thread
+
+    private func run(modelDirectory: String) {
+        // Beside the capture and the desktop, not ahead of them (JobPriority says why nice 10).
+        JobPriority.handRequested.apply()
+        let recognizer: LiveRecognizer
+        do {
+            recognizer = try LiveRecognizer(modelDirectory: modelDirectory)
+        } catch {
+            logger.warning("no live transcript for this recording", metadata: ["sermonId": "\(sermonId)", "error": "\(error)"])
+            drainWithoutRecognizing()
+            return
+        }
+        var segments: [TimedSegment] = []
+        var lastStore = 0.0, clock = 0.0
+        var unsaved = false
+        while true {
+            wake.wait()
+            let (chunks, ended) = queue.withLock { q -> ([[Int16]], Bool) in
+                defer { q.chunks = []; q.queuedSamples = 0 }
+                return (q.chunks, q.ended)
+            }
+            var new: [TimedSegment] = []
+            for c in chunks {
+                new += recognizer.feed(c)
+                clock += Double(c.count) / 16_000
+            }
+            if ended { new += recognizer.finish() }
+            if !new.isEmpty {
+                segments += new
+                unsaved = true
+                publish("transcript.partial", ["sermonId": .string(sermonId), "segments": .array(new.map(Self.json))])
+            }
+            if unsaved && (ended || clock - lastStore >= Self.storeInterval) {
+                save(segments)
+                lastStore = clock
+                unsaved = false
+            }
+            if ended { break }
+        }
+        let dropped = queue.withLock { $0.droppedSamples }
+        if dropped > 0 {
+            logger.warning("live transcript fell behind and skipped audio", metadata: ["sermonId": "\(sermonId)", "seconds": "\(dropped / 16_000)"])
+        }
+    }
+
+    private func drainWithoutRecognizing() {
+        while true {
+            wake.wait()
+            if queue.withLock({ q in defer { q.chunks = []; q.queuedSamples = 0 }; return q.ended }) { return }
+        }
+    }
+
+    /// The transcript so far, unless one that is not `processing` is already there (a finished job's).
+    private func save(_ segments: [TimedSegment]) {
+        let sermonId = self.sermonId
+        do {
+            try store.writeSync { s in
+                if let current = try s.newestChild(.transcripts, sermonId: sermonId), current.body["status"]?.stringValue != "processing" {
+                    return
+                }
+                _ = try s.setTranscript(sermonId: sermonId, text: .string(segments.map(\.text).joined(separator: " ")),
+                                        status: "processing", segments: .array(segments.map(Self.json)))
+            }
+        } catch {
+            logger.warning("live transcript not saved", metadata: ["sermonId": "\(sermonId)", "error": "\(error)"])
+        }
+    }
+
+    static func json(_ s: TimedSegment) -> JSON {
+        ["start": .double((s.start * 1000).rounded() / 1000), "end": .double((s.end * 1000).rounded() / 1000), "text": .string(s.text)]
+    }
+}
