@@ -13,12 +13,14 @@ static __typeof__(&pa_simple_new) f_pa_simple_new;
 static __typeof__(&pa_simple_read) f_pa_simple_read;
 static __typeof__(&pa_simple_flush) f_pa_simple_flush;
 static __typeof__(&pa_simple_free) f_pa_simple_free;
+static __typeof__(&pa_simple_get_latency) f_pa_simple_get_latency;
 
 static const tn_symbol simple_symbols[] = {
     {"pa_simple_new", (void **)&f_pa_simple_new},
     {"pa_simple_read", (void **)&f_pa_simple_read},
     {"pa_simple_flush", (void **)&f_pa_simple_flush},
     {"pa_simple_free", (void **)&f_pa_simple_free},
+    {"pa_simple_get_latency", (void **)&f_pa_simple_get_latency},
 };
 
 static __typeof__(&pa_strerror) f_pa_strerror;
@@ -88,6 +90,11 @@ int tn_pulse_capture_read(tn_pulse_capture *capture, void *buffer, size_t bytes,
 
 int tn_pulse_capture_flush(tn_pulse_capture *capture, int *error) {
     return f_pa_simple_flush((pa_simple *)capture, error) < 0 ? -1 : 0;
+}
+
+int64_t tn_pulse_capture_latency_usec(tn_pulse_capture *capture, int *error) {
+    pa_usec_t usec = f_pa_simple_get_latency((pa_simple *)capture, error);
+    return usec == (pa_usec_t)-1 ? -1 : (int64_t)usec;
 }
 
 void tn_pulse_capture_free(tn_pulse_capture *capture) { f_pa_simple_free((pa_simple *)capture); }

@@ -285,7 +285,7 @@ final class RecordingClock: Sendable {
     func elapsed(sermonId: String) -> Double? {
         state.withLock { s in
             guard let s, s.sermonId == sermonId, s.recorder.status.state != .stopped else { return nil }
-            return RecordingController.rounded(s.recorder.status.elapsed)
+            return RecordingController.rounded(s.recorder.now)
         }
     }
 }

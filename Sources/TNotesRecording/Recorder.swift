@@ -77,6 +77,9 @@ public struct RecorderStatus: Sendable {
     public var elapsed: Double
     /// dBFS of the last 100 ms read (-120 for digital silence).
     public var level: Double
+    /// Audio the sound server has captured and the recorder not yet read (seconds): what is heard now lies
+    /// this far past `elapsed`.
+    public var latency: Double = 0
     /// Bytes of the file so far.
     public var bytes: Int64
     /// Set once stopped.
@@ -183,6 +186,12 @@ public final class Recorder: Sendable {
     }
 
     /// Waits until the recording has stopped, by request or by itself.
+    /// Where in the recording the sound heard now will be (`elapsed` plus what the server holds): what a note
+    /// typed now is stamped with.
+    public var now: Double {
+        shared.withLock { s in s.status.state == .recording ? s.status.elapsed + s.status.latency : s.status.elapsed }
+    }
+
     public func finished() async -> RecorderStatus {
         await withCheckedContinuation { c in
             let done: RecorderStatus? = shared.withLock { s in
@@ -224,10 +233,12 @@ public final class Recorder: Sendable {
             }
             let elapsed = Double(samplesWritten) / rate
             let bytes = Int64(lseek(loop.fd, 0, SEEK_CUR))
+            let latency = tn_pulse_capture_latency_usec(loop.capture, &error)
             shared.withLock { s in
                 s.status.elapsed = elapsed
                 s.status.level = level
                 s.status.bytes = max(bytes, 0)
+                if latency >= 0 { s.status.latency = min(Double(latency) / 1_000_000, 10) }
             }
             events(.level(dBFS: level, elapsed: elapsed))
             // Once a second of audio: durable, and the limits.

@@ -9,6 +9,7 @@ struct NoteCommand: ParsableCommand {
         abstract: "Add, edit and delete a sermon's notes.",
         discussion: """
             --at is the place in the audio: seconds (754), mm:ss (12:34) or h:mm:ss (1:02:03), at most 7 days (168:00:00).
+            Without --at, while the sermon is recording (tnotes record), the note takes the recording's clock.
 
             Example:
               tnotes note add $SERMON --at 12:34 Manna every morning
@@ -25,8 +26,9 @@ struct NoteCommand: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
         @Argument(help: ArgumentHelp("The sermon's id.", valueName: "sermon-id"), transform: Values.id) var sermonId: String
-        @Option(name: .long, help: ArgumentHelp("Where in the audio: seconds, mm:ss or h:mm:ss.", valueName: "time"),
-                transform: Values.offset) var at: Double
+        @Option(name: .long, help: ArgumentHelp("Where in the audio: seconds, mm:ss or h:mm:ss; default the recording's clock while the sermon records.",
+                                                valueName: "time"),
+                transform: Values.offset) var at: Double?
         @Argument(help: "The note's text.") var text: [String] = []
 
         func validate() throws {
@@ -39,12 +41,13 @@ struct NoteCommand: ParsableCommand {
         func run() throws {
             // No text: the user's editor (validate let this through only when there is one).
             let body = text.isEmpty
-                ? try Editor.edit("", help: ["The note at \(ClockTime.format(at)). Lines starting with # are ignored;",
+                ? try Editor.edit("", help: ["The note\(at.map { " at \(ClockTime.format($0))" } ?? ""). Lines starting with # are ignored;",
                                              "an empty note adds nothing."])
                 : text.joined(separator: " ")
-            let p: JSON = ["sermonId": .string(sermonId), "timestamp": Values.number(at), "text": .string(body)]
-            try Session(global).run("note.add", p) { r in
-                "added note \(r["id"]?.stringValue ?? "?") at \(ClockTime.format(r["timestamp"]?.doubleValue ?? at))"
+            var p: JSONObject = ["sermonId": .string(sermonId), "text": .string(body)]
+            if let at { p["timestamp"] = Values.number(at) }
+            try Session(global).run("note.add", .object(p)) { r in
+                "added note \(r["id"]?.stringValue ?? "?") at \(ClockTime.format(r["timestamp"]?.doubleValue ?? at ?? 0))"
             }
         }
     }
@@ -241,12 +244,19 @@ struct SummaryCommand: ParsableCommand {
 struct AudioCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "audio",
-        abstract: "Attach audio to a sermon.",
+        abstract: "Attach audio to a sermon; list the sound sources to record from.",
         discussion: """
             Example:
               tnotes audio import $SERMON ~/Recordings/2025-11-09.m4a
+              tnotes audio sources
             """,
-        subcommands: [Import.self])
+        subcommands: [Import.self, Sources.self])
+
+    struct Sources: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The sound server's sources (`*`: the default).")
+        @OptionGroup var global: GlobalOptions
+        func run() throws { try Session(global).run("audio.sources") { RecordingText.sources($0) } }
+    }
 
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(

@@ -25,7 +25,7 @@ struct Tnotes: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             StatusCommand.self, SermonCommand.self, NoteCommand.self, TranscriptCommand.self, SummaryCommand.self,
-            AudioCommand.self, TranscribeCommand.self, SummarizeCommand.self, AskCommand.self, JobsCommand.self, SearchCommand.self, RefsCommand.self, VerseCommand.self,
+            AudioCommand.self, RecordCommand.self, TranscribeCommand.self, SummarizeCommand.self, AskCommand.self, JobsCommand.self, SearchCommand.self, RefsCommand.self, VerseCommand.self,
             PublishCommand.self, UnpublishCommand.self, ExportCommand.self, ImportCommand.self,
             HistoryCommand.self, RestoreCommand.self, ConflictsCommand.self, SyncCommand.self, RPCCommand.self, WatchCommand.self, CompletionsCommand.self,
         ])

@@ -26,6 +26,8 @@ tn_pulse_capture *tn_pulse_capture_open(const char *server, const char *app_name
 int tn_pulse_capture_read(tn_pulse_capture *capture, void *buffer, size_t bytes, int *error);
 /// Drops what the server buffered (after a pause, so the recording resumes with the present).
 int tn_pulse_capture_flush(tn_pulse_capture *capture, int *error);
+/// How far behind the source the stream is (audio captured but not yet read), in microseconds; -1 on error.
+int64_t tn_pulse_capture_latency_usec(tn_pulse_capture *capture, int *error);
 void tn_pulse_capture_free(tn_pulse_capture *capture);
 const char *tn_pulse_strerror(int error);
 

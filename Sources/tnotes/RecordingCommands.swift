@@ -1,0 +1,70 @@
+import ArgumentParser
+import TNotesCLIRender
+import TNotesCore
+
+/// `tnotes record` (contract §8.2): start a recording, and stop, pause, resume or look at it.
+struct RecordCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "record",
+        abstract: "Record a sermon from the microphone (or any sound source).",
+        discussion: """
+            The daemon records from the sound server (PulseAudio, or PipeWire's pulse server) into the sermon's
+            audio. While it records, `tnotes note add SERMON TEXT` without --at stamps the note with the
+            recording's clock. Stopping attaches the audio and queues its transcription.
+
+            Examples:
+              tnotes record --title "Grace upon grace" --speaker "Pastor Lee"
+              tnotes record pause
+              tnotes record stop
+            """,
+        subcommands: [Start.self, Stop.self, Pause.self, Resume.self, Status.self],
+        defaultSubcommand: Start.self)
+
+    struct Start: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "start", abstract: "Start recording (a new sermon, or --sermon for an existing one).")
+
+        @OptionGroup var global: GlobalOptions
+        @Option(name: .long, help: "The new sermon's title.") var title: String?
+        @Option(name: .long, help: "The speaker.") var speaker: String?
+        @Option(name: .long, help: ArgumentHelp("An existing sermon to record into.", valueName: "sermon-id"),
+                transform: Values.id) var sermon: String?
+        @Option(name: .long, help: ArgumentHelp("A sound source (see `tnotes audio sources`); default the default source.",
+                                                valueName: "name")) var source: String?
+
+        func run() throws {
+            var p: JSONObject = [:]
+            if let title { p["title"] = .string(title) }
+            if let speaker { p["speaker"] = .string(speaker) }
+            if let sermon { p["sermonId"] = .string(sermon) }
+            if let source { p["source"] = .string(source) }
+            try Session(global).run("recording.start", .object(p)) { r in
+                RecordingText.status(r) + "\nstop with: tnotes record stop"
+            }
+        }
+    }
+
+    struct Stop: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Stop, attach the audio and queue its transcription.")
+        @OptionGroup var global: GlobalOptions
+        func run() throws { try Session(global).run("recording.stop") { RecordingText.status($0) } }
+    }
+
+    struct Pause: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Pause (the recording's clock stops).")
+        @OptionGroup var global: GlobalOptions
+        func run() throws { try Session(global).run("recording.pause") { RecordingText.status($0) } }
+    }
+
+    struct Resume: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Resume a paused recording.")
+        @OptionGroup var global: GlobalOptions
+        func run() throws { try Session(global).run("recording.resume") { RecordingText.status($0) } }
+    }
+
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show the recording, if any.")
+        @OptionGroup var global: GlobalOptions
+        func run() throws { try Session(global).run("recording.status") { RecordingText.status($0) } }
+    }
+}
