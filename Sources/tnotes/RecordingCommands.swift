@@ -2,6 +2,10 @@ import ArgumentParser
 import TNotesCLIRender
 import TNotesCore
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `tnotes record` (contract §8.2): start a recording, and stop, pause, resume or look at it.
 struct RecordCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -38,8 +42,20 @@ struct RecordCommand: ParsableCommand {
             if let speaker { p["speaker"] = .string(speaker) }
             if let sermon { p["sermonId"] = .string(sermon) }
             if let source { p["source"] = .string(source) }
-            try Session(global).run("recording.start", .object(p)) { r in
-                RecordingText.status(r) + "\nstop with: tnotes record stop"
+            // On a terminal (and not --json): the full-screen view; otherwise start and return.
+            guard !global.json, isatty(0) == 1, isatty(1) == 1 else {
+                try Session(global).run("recording.start", .object(p)) { r in
+                    RecordingText.status(r) + "\nstop with: tnotes record stop"
+                }
+                return
+            }
+            let started = try Session(global).call("recording.start", .object(p))
+            let status = try RecordingView.run(global: global, started: started, title: title ?? "Recording")
+            if status == 0 {
+                Output.line("stopped; sermon \(started["sermonId"]?.stringValue ?? "-")")
+            } else {
+                Output.line("still recording (sermon \(started["sermonId"]?.stringValue ?? "-")); stop with: tnotes record stop")
+                throw ExitCode(status)
             }
         }
     }
