@@ -13,7 +13,7 @@ struct BenchCommand: ParsableCommand {
         discussion: "Runs the release build's binaries found next to this one. Exits 1 when a figure is missing or invalid.")
 
     /// The parts `--only` can name; `none` runs no part (with `--keep`, only the seeding of each scale).
-    static let sections = ["writes", "transcription", "realtime", "reads", "sync", "none"]
+    static let sections = ["writes", "transcription", "recording", "realtime", "reads", "sync", "none"]
 
     @Flag(help: "A small run (100 sermons per 1×, scales 1,4): a check that every figure is produced.")
     var quick = false
@@ -79,6 +79,9 @@ struct BenchCommand: ParsableCommand {
         }
         if bench.wants("transcription") {
             report.add(try bench.transcription(minutes: quick ? 0.5 : 10))
+        }
+        if bench.wants("recording") {
+            report.add(try bench.recording(seconds: quick ? 12 : 60))
         }
         if bench.wants("realtime") {
             report.add(try bench.realtime(postgres: postgres, edits: quick ? 30 : 200, idlePulls: quick ? 200 : 1000))
