@@ -37,7 +37,7 @@ struct LazyLibraryTests {
         _ = try c.call("daemon.status")
         let idle = try Self.mappedLibraries(pid)
         #expect(Self.has(idle, "libsqlite3"), "the maps were not read: \(idle.sorted())")
-        for name in ["libpocketsphinx", "libsphinxbase", "libsphinxad", "libsword", "libclucene", "libpulse", "libX11",
+        for name in ["libpocketsphinx", "libsphinxbase", "libsphinxad", "libsword", "libclucene", "libpulse", "libopusenc", "libogg", "libX11",
                      "libcurl", "libssl", "libgnutls", "libldap", "libkrb5"] {
             #expect(!Self.has(idle, name), "\(name) is mapped in an idle daemon")
         }

@@ -1,0 +1,164 @@
+import Foundation
+import Synchronization
+import Testing
+import TNotesCore
+import TNotesTestSupport
+
+// Contract §8.2: recording from a real PulseAudio server of the test's own (a null sink; espeak-ng speech
+// played into it with paplay, recorded from its monitor), into a real daemon; the file checked with ffprobe.
+@Suite("recording (contract §8.2)", .serialized, .enabled(if: PulseAudioFixture.available, "needs pulseaudio, pulseaudio-utils and espeak-ng (apt-get install pulseaudio pulseaudio-utils espeak-ng)"))
+struct RecordingFlowTests {
+    static let words = "In the beginning was the Word, and the Word was with God, and the Word was God. "
+        + "The same was in the beginning with God. All things were made by him."
+
+    /// ffprobe's codec and duration of a file.
+    static func probe(_ path: String) throws -> (codec: String, seconds: Double) {
+        let r = try ProcessRunner.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format=duration:stream=codec_name",
+                                                           "-of", "json", path])
+        let j = try JSON.parse(r.stdout)
+        return (j["streams"]?.arrayValue?.first?["codec_name"]?.stringValue ?? "",
+                Double(j["format"]?["duration"]?.stringValue ?? "") ?? -1)
+    }
+
+    static func daemon(_ pulse: PulseAudioFixture) throws -> DaemonProcess {
+        try DaemonProcess(environment: ["PULSE_SERVER": pulse.server]).start()
+    }
+
+    @Test("speech is recorded as Ogg Opus as long as elapsed; notes take the clock; pause stops it; live partials, then a transcript that hears the words")
+    func recordSpeech() throws {
+        let pulse = try PulseAudioFixture()
+        let d = try Self.daemon(pulse)
+        defer { d.stop() }
+        let c = try d.client()
+        let watcher = try d.client()
+        _ = try watcher.call("events.subscribe", ["topics": ["transcript.partial", "recording.state"]])
+
+        let speech = try pulse.speech(Self.words)
+        let started = try c.call("recording.start", ["title": "Recorded sermon", "speaker": "Pastor Test"])
+        let t0 = Date()
+        #expect(started["state"] == "recording")
+        let sid = try #require(started["sermonId"]?.stringValue)
+        let player = pulse.playInBackground(speech.path)
+
+        // Notes at about 5 s and 10 s of wall time, without a timestamp: the recording's clock.
+        var loudest = -200.0
+        var notes: [(wall: Double, stamp: Double)] = []
+        for at in [5.0, 10.0] {
+            while Date().timeIntervalSince(t0) < at {
+                loudest = max(loudest, try c.call("recording.status")["level"]?.doubleValue ?? -200)
+                usleep(100_000)
+            }
+            let note = try c.call("note.add", ["sermonId": .string(sid), "text": .string("note at \(Int(at)) s")])
+            notes.append((Date().timeIntervalSince(t0), try #require(note["timestamp"]?.doubleValue)))
+        }
+        player.cancel()
+        #expect(loudest > -60, "the level never rose above -60 dBFS while speech played: \(loudest)")
+        for n in notes { #expect(abs(n.stamp - n.wall) <= 1.5, "a note added \(n.wall) s in was stamped \(n.stamp)") }
+
+        // Pause: the clock stops; resume: it goes on.
+        let paused = try c.call("recording.pause")
+        #expect(paused["state"] == "paused")
+        sleep(2)
+        let whilePaused = try c.call("recording.status")["elapsed"]?.doubleValue ?? -1
+        #expect(abs(whilePaused - (paused["elapsed"]?.doubleValue ?? 0)) < 0.3, "the clock moved while paused")
+        #expect(try c.call("recording.resume")["state"] == "recording")
+        sleep(1)
+        let stopped = try c.call("recording.stop")
+        let wall = Date().timeIntervalSince(t0)
+        #expect(stopped["state"] == "stopped" && stopped["reason"] == "requested", "\(stopped.text)")
+        let elapsed = try #require(stopped["elapsed"]?.doubleValue)
+        #expect(abs(elapsed - (wall - 2)) <= 2, "elapsed \(elapsed) s after \(wall) s with a 2 s pause")
+        #expect(try c.call("recording.status") == ["state": "idle"])
+
+        // The audio: attached as an import attaches it, Ogg Opus, as long as elapsed.
+        let audio = try #require(stopped["sermon"]?["audio"])
+        #expect((audio["sizeBytes"]?.int64Value ?? 0) > 1000)
+        #expect(audio["sha256"]?.stringValue?.count == 64)
+        let path = try #require(try c.call("audio.path", ["sermonId": .string(sid)])["path"]?.stringValue)
+        let probed = try Self.probe(path)
+        #expect(probed.codec == "opus")
+        #expect(abs(probed.seconds - elapsed) <= 2, "ffprobe says \(probed.seconds) s, elapsed \(elapsed) s")
+
+        // Live partials arrived while the speech played (before the stop's state event).
+        var partials: [JSON] = []
+        while let line = try watcher.readLine(timeout: 1) {
+            let e = try JSON.parse(line)["params"] ?? .null
+            if e["topic"] == "transcript.partial" { partials.append(e) }
+            if e["topic"] == "recording.state", e["state"] == "stopped" { break }
+        }
+        #expect(!partials.isEmpty, "no transcript.partial event while speech played")
+        #expect(partials.allSatisfy { $0["sermonId"]?.stringValue == sid })
+
+        // The transcription queued at stop hears the words.
+        var text = ""
+        eventually(timeout: 90, every: 0.5) {
+            let t = (try? c.call("sermon.get", ["id": .string(sid)]))?["transcript"]
+            guard t?["status"] == "complete" else { return false }
+            text = t?["text"]?.stringValue?.lowercased() ?? ""
+            return true
+        }
+        #expect(text.contains("beginning") || text.contains("word") || text.contains("god"), "the transcript: \(text)")
+        let kept = try c.call("sermon.get", ["id": .string(sid)])
+        #expect(kept["notes"]?.arrayValue?.count == 2 && kept["speaker"] == "Pastor Test")
+    }
+
+    @Test("errors: a second start, stop/pause with nothing recording, an unknown source, no sound server; audio.sources")
+    func errors() throws {
+        let pulse = try PulseAudioFixture()
+        let d = try Self.daemon(pulse)
+        defer { d.stop() }
+        let c = try d.client()
+        let sources = try c.call("audio.sources")["items"]?.arrayValue ?? []
+        #expect(sources.contains { $0["name"] == "tn.monitor" && $0["isDefault"] == true }, "\(sources)")
+        #expect(try c.call("recording.status") == ["state": "idle"])
+        #expect(try c.callError("recording.stop").code == -32001)
+        #expect(try c.callError("recording.pause").code == -32001)
+        let sermon = try c.call("sermon.create", ["title": "Not recording"])
+        let noClock = try c.callError("note.add", ["sermonId": sermon["id"] ?? .null, "text": "no time"])
+        #expect(noClock.code == -32602 && noClock.data?["field"] == "timestamp", "\(noClock)")
+        let badSource = try c.callError("recording.start", ["source": "no.such.source"])
+        #expect(badSource.code == -32602 && badSource.data?["field"] == "source", "\(badSource)")
+        #expect(try c.call("recording.status") == ["state": "idle"], "a refused start left a recording")
+
+        _ = try c.call("recording.start", ["sermonId": sermon["id"] ?? .null])
+        #expect(try c.callError("recording.start").code == -32002)
+        #expect(try c.call("recording.stop")["state"] == "stopped")
+
+        // A daemon whose sound server is not there: -32005 naming it.
+        let dead = "unix:\(pulse.dir.file("nobody.sock"))"
+        let lonely = try DaemonProcess(environment: ["PULSE_SERVER": dead]).start()
+        defer { lonely.stop() }
+        let l = try lonely.client()
+        for method in ["recording.start", "audio.sources"] {
+            let e = try l.callError(method)
+            #expect(e.code == -32005 && e.message.contains(dead), "\(method): \(e)")
+        }
+        #expect(try l.call("sermon.list")["items"]?.arrayValue?.isEmpty == true, "a refused start created a sermon")
+    }
+
+    @Test("kill -9 mid-recording: the next start attaches the audio up to at most 2.5 s before the kill")
+    func crash() throws {
+        let pulse = try PulseAudioFixture()
+        let d = try Self.daemon(pulse)
+        defer { d.stop() }
+        let c = try d.client()
+        let speech = try pulse.speech(Self.words)
+        let sid = try #require(try c.call("recording.start", ["title": "Interrupted"])["sermonId"]?.stringValue)
+        let player = pulse.playInBackground(speech.path)
+        sleep(5)
+        let before = try #require(try c.call("recording.status")["elapsed"]?.doubleValue)
+        d.kill9()
+        player.cancel()
+        try d.start()
+        let c2 = try d.client()
+        let sermon = try c2.call("sermon.get", ["id": .string(sid)])
+        let audio = try #require(sermon["audio"]?.objectValue, "no audio attached after the restart: \(sermon.text)")
+        #expect((audio["sizeBytes"]?.int64Value ?? 0) > 0)
+        let path = try #require(try c2.call("audio.path", ["sermonId": .string(sid)])["path"]?.stringValue)
+        let probed = try Self.probe(path)
+        #expect(probed.codec == "opus")
+        #expect(probed.seconds >= before - 2.5, "kept \(probed.seconds) s of the \(before) s recorded before the kill")
+        #expect(try c2.call("recording.status") == ["state": "idle"])
+        #expect(d.log.contains("recording recovered after an unclean stop"))
+    }
+}
