@@ -161,4 +161,71 @@ struct RecordingFlowTests {
         #expect(try c2.call("recording.status") == ["state": "idle"])
         #expect(d.log.contains("recording recovered after an unclean stop"))
     }
+
+    @Test("tnotes record in a terminal: the clock advances, Enter adds a note, a resize redraws, q stops and the terminal is as it was")
+    func terminalView() throws {
+        let pulse = try PulseAudioFixture()
+        let d = try Self.daemon(pulse)
+        defer { d.stop() }
+        var master: Int32 = 0, slave: Int32 = 0
+        var size = winsize(ws_row: 20, ws_col: 70, ws_xpixel: 0, ws_ypixel: 0)
+        #expect(openpty(&master, &slave, nil, nil, &size) == 0)
+        defer { close(master) }
+        var before = termios()
+        tcgetattr(slave, &before)
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for fd in [Int32(0), 1, 2] { posix_spawn_file_actions_adddup2(&actions, slave, fd) }
+        posix_spawn_file_actions_addclose(&actions, master)
+        let arguments: [String] = [Binaries.path("tnotes"), "--socket", d.socketPath, "record", "--title", "In the pew"]
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid = pid_t()
+        #expect(posix_spawn(&pid, Binaries.path("tnotes"), &actions, nil, argv, environ) == 0)
+
+        var screen = [UInt8]()
+        func pump(_ seconds: Double) {
+            let end = Date().addingTimeInterval(seconds)
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while Date() < end {
+                var p = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+                guard poll(&p, 1, 50) > 0 else { continue }
+                let n = read(master, &buffer, buffer.count)
+                if n <= 0 { return }
+                screen += buffer[0..<n]
+            }
+        }
+        pump(2.5)
+        _ = "first note\r".utf8.withContiguousStorageIfAvailable { write(master, $0.baseAddress, $0.count) }
+        pump(1.5)
+        size = winsize(ws_row: 30, ws_col: 100, ws_xpixel: 0, ws_ypixel: 0)
+        _ = ioctl(master, UInt(TIOCSWINSZ), &size)
+        kill(pid, SIGWINCH)
+        pump(0.8)
+        _ = "q".utf8.withContiguousStorageIfAvailable { write(master, $0.baseAddress, $0.count) }
+        var status: Int32 = 0
+        let end = Date().addingTimeInterval(20)
+        while waitpid(pid, &status, WNOHANG) == 0 && Date() < end { pump(0.2) }
+        pump(0.2)
+        var after = termios()
+        tcgetattr(slave, &after)
+        close(slave)
+
+        let text = String(decoding: screen, as: UTF8.self)
+        #expect((status & 0x7f) == 0 && (status >> 8) & 0xff == 0, "tnotes record exited \(status):\n\(text.suffix(800))")
+        #expect(text.contains("  00:01  In the pew") || text.contains("  00:02  In the pew"), "the clock did not advance")
+        #expect(text.contains("1 note added"), "Enter added no note")
+        #expect(text.contains("stopped; sermon"))
+        // The alternate screen was left after it was entered, and the line discipline is as before.
+        let entered = text.range(of: "\u{1B}[?1049h", options: .backwards), left = text.range(of: "\u{1B}[?1049l", options: .backwards)
+        #expect(entered != nil && left != nil && left!.lowerBound > entered!.lowerBound)
+        #expect(after.c_lflag == before.c_lflag && after.c_iflag == before.c_iflag, "the terminal was not restored")
+        let c = try d.client()
+        #expect(try c.call("recording.status") == ["state": "idle"])
+        let sermons = try c.call("sermon.list")["items"]?.arrayValue ?? []
+        let sermon = try c.call("sermon.get", ["id": sermons.first?["id"] ?? .null])
+        #expect(sermon["notes"]?.arrayValue?.first?["text"] == "first note" && sermon["audio"]?.isNull == false)
+    }
 }
