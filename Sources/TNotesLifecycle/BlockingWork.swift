@@ -23,10 +23,11 @@ import NIOPosix
 //      as run at once. A long poll or a 50 MiB upload holds its thread for minutes; a fixed pool would make a
 //      push wait behind them.
 //
-// Two kinds of work have a thread of their own instead (each says why where it starts): a processing job
-// (TNotesProcessing's `LowPriorityThread`: the thread takes the job's scheduling policy and nice value, which a
-// pool thread would keep for whatever ran next) and the network monitor's netlink reader (TNotesSync's
-// `NetlinkThread`: it blocks in poll(2) for the daemon's whole life, which would take a pool thread for good).
+// Some work has a thread of its own instead (each says why where it starts): a processing job (TNotesProcessing's
+// `LowPriorityThread`: the thread takes the job's scheduling policy and nice value, which a pool thread would keep
+// for whatever ran next), and through `DedicatedThread` the work that blocks for as long as it lives, which would
+// take a pool thread for good: the network monitor's netlink reader (poll(2) for the daemon's whole life), a
+// recording's capture loop (PulseAudio's blocking read) and its live recogniser.
 
 /// One-off blocking calls from async code (see the notes above): on swift-nio's shared blocking pool.
 public enum BlockingWork {

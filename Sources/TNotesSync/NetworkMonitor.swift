@@ -3,6 +3,7 @@ import Dispatch
 import Logging
 import ServiceLifecycle
 import Synchronization
+import TNotesLifecycle
 
 #if canImport(Glibc)
 import Glibc
@@ -45,7 +46,8 @@ public struct NetworkMonitor: Service {
         let (changes, report) = AsyncStream.makeStream(of: Bool.self, bufferingPolicy: .bufferingNewest(1))
         let ended = ThreadEnd()
         let logger = self.logger
-        NetlinkThread.start {
+        // A thread of its own, not one of a pool: `watch` blocks in poll(2) for the daemon's whole life.
+        DedicatedThread.start {
             NetlinkThread.watch(netlink: netlink, wake: wake, logger: logger) { report.yield($0) }
             close(netlink)
             report.finish()
@@ -111,19 +113,6 @@ enum NetlinkThread {
             }
         }
     }
-
-    /// A thread of its own, not one of a pool (TNotesLifecycle's BlockingWork.swift): `watch` blocks in poll(2)
-    /// for the daemon's whole life.
-    static func start(_ body: @escaping @Sendable () -> Void) {
-        var t = pthread_t()
-        let box = Unmanaged.passRetained(ThreadBody(body))
-        pthread_create(&t, nil, { arg in
-            let b = Unmanaged<ThreadBody>.fromOpaque(arg!).takeRetainedValue()
-            b.body()
-            return nil
-        }, box.toOpaque())
-        pthread_detach(t)
-    }
 }
 
 /// A one-shot signal from a thread to an async waiter (which may be cancelled: a continuation is not).
@@ -180,10 +169,4 @@ extension NetworkMonitor {
         }
         return out
     }
-}
-
-/// Unchecked because: the closure is Sendable; the box only carries it across pthread_create, once.
-final class ThreadBody: @unchecked Sendable {
-    let body: @Sendable () -> Void
-    init(_ b: @escaping @Sendable () -> Void) { body = b }
 }

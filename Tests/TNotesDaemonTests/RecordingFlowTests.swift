@@ -228,4 +228,52 @@ struct RecordingFlowTests {
         let sermon = try c.call("sermon.get", ["id": sermons.first?["id"] ?? .null])
         #expect(sermon["notes"]?.arrayValue?.first?["text"] == "first note" && sermon["audio"]?.isNull == false)
     }
+
+    /// A daemon with `[recording]` settings of the test's own.
+    static func daemon(_ pulse: PulseAudioFixture, recording: String) throws -> DaemonProcess {
+        let d = DaemonProcess(environment: ["PULSE_SERVER": pulse.server])
+        let config = d.dir.file("tnotesd.toml")
+        try Data("[recording]\n\(recording)\n".utf8).write(to: URL(fileURLWithPath: config))
+        d.extraArguments = ["--config", config]
+        return try d.start()
+    }
+
+    /// Waits for the `recording.state` event that says the recording stopped.
+    static func stoppedEvent(_ watcher: RPCClient, timeout: Double = 15) throws -> JSON? {
+        let end = Date().addingTimeInterval(timeout)
+        while Date() < end, let line = try watcher.readLine(timeout: max(0.1, end.timeIntervalSinceNow)) {
+            let e = try JSON.parse(line)["params"] ?? .null
+            if e["topic"] == "recording.state", e["state"] == "stopped" { return e }
+        }
+        return nil
+    }
+
+    @Test("it stops by itself, keeping what it has and saying why: max_duration, min_free_bytes, a source that goes away",
+          arguments: ["max_duration", "min_free_bytes", "source"])
+    func stopsByItself(cause: String) throws {
+        let pulse = try PulseAudioFixture()
+        // A 2-second limit; a free-space floor above any disk's free space; or the sink (and its monitor) unloaded.
+        let d = try Self.daemon(pulse, recording: cause == "max_duration" ? "max_duration = 2"
+                                              : cause == "min_free_bytes" ? "min_free_bytes = 9000000000000000000" : "transcribe = false")
+        defer { d.stop() }
+        let c = try d.client()
+        let watcher = try d.client()
+        _ = try watcher.call("events.subscribe", ["topics": ["recording.state"]])
+        let sid = try #require(try c.call("recording.start", ["title": "Stops by itself"])["sermonId"]?.stringValue)
+        if cause == "source" {
+            sleep(2)
+            let r = try ProcessRunner.run("/usr/bin/pactl", ["unload-module", "module-null-sink"], environment: ["PULSE_SERVER": pulse.server])
+            #expect(r.status == 0, "pactl: \(r.stderr)")
+        }
+        let stopped = try #require(try Self.stoppedEvent(watcher), "no recording.state event said it stopped")
+        let expected = ["max_duration": "max_duration", "min_free_bytes": "disk_low", "source": "source_lost"][cause]
+        #expect(stopped["reason"]?.stringValue == expected, "\(stopped.text)")
+        let message = stopped["message"]?.stringValue ?? ""
+        #expect(!message.isEmpty, "\(stopped.text)")
+        // What it had is attached.
+        eventually(timeout: 10, every: 0.1) { (try? c.call("recording.status")) == ["state": "idle"] }
+        let sermon = try c.call("sermon.get", ["id": .string(sid)])
+        #expect((sermon["audio"]?["sizeBytes"]?.int64Value ?? 0) > 0, "\(sermon.text)")
+        if cause == "max_duration" { #expect(abs((stopped["elapsed"]?.doubleValue ?? 0) - 2) < 1.1, "\(stopped.text)") }
+    }
 }
