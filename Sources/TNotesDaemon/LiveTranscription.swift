@@ -78,7 +78,9 @@ final class LiveTranscription: Sendable {
             return
         }
         var segments: [TimedSegment] = []
-        var lastStore = 0.0, clock = 0.0
+        // The first segments are stored at once (`sermon.get` shows the transcript as soon as there is one),
+        // later ones at most every `storeInterval` seconds of audio.
+        var lastStore = -Double.infinity, clock = 0.0
         var unsaved = false
         while true {
             wake.wait()

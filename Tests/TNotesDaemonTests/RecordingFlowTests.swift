@@ -52,6 +52,10 @@ struct RecordingFlowTests {
             notes.append((Date().timeIntervalSince(t0), try #require(note["timestamp"]?.doubleValue)))
         }
         player.cancel()
+        // The transcript so far, while it records.
+        let sofar = try c.call("sermon.get", ["id": .string(sid)])["transcript"]
+        #expect(sofar?["status"] == "processing" && !(sofar?["segments"]?.arrayValue ?? []).isEmpty,
+                "sermon.get during the recording: \(sofar?.text ?? "no transcript")")
         #expect(loudest > -60, "the level never rose above -60 dBFS while speech played: \(loudest)")
         for n in notes { #expect(abs(n.stamp - n.wall) <= 1.5, "a note added \(n.wall) s in was stamped \(n.stamp)") }
 
