@@ -106,8 +106,8 @@ struct BenchCommand: ParsableCommand {
         let bad = report.figures.filter { !$0.value.isFinite || $0.value <= 0 || ($0.baseline.map { !$0.isFinite || $0 <= 0 } ?? false) }
         let backends = postgres.isEmpty ? 1 : 2
         // The first term is the durable writes section: note.add with 1 and 8 clients, note.update, the idle
-        // local-only RSS and note.add with the search index.
-        let expected = 5 + 3 + 3 * (postgres.isEmpty ? 1 : 3) + 2 + scales.count * (12 + 7 * backends) + (scales.contains(1) ? backends + 2 + 1 : 0)
+        // local-only RSS and note.add with the search index; then transcription (3) and recording (4).
+        let expected = 5 + 3 + 4 + 3 * (postgres.isEmpty ? 1 : 3) + 2 + scales.count * (12 + 7 * backends) + (scales.contains(1) ? backends + 2 + 1 : 0)
         if !bad.isEmpty || (only == nil && report.figures.count != expected) {
             say("missing or invalid figures: \(bad.map(\.name)); \(report.figures.count) of \(expected) produced")
             throw ExitCode(1)
