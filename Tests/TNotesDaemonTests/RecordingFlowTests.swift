@@ -31,7 +31,7 @@ struct RecordingFlowTests {
         defer { d.stop() }
         let c = try d.client()
         let watcher = try d.client()
-        _ = try watcher.call("events.subscribe", ["topics": ["transcript.partial", "recording.state"]])
+        _ = try watcher.call("events.subscribe", ["topics": ["transcript.partial", "recording.state", "recording.level"]])
 
         let speech = try pulse.speech(Self.words)
         let started = try c.call("recording.start", ["title": "Recorded sermon", "speaker": "Pastor Test"])
@@ -85,12 +85,16 @@ struct RecordingFlowTests {
 
         // Live partials arrived while the speech played (before the stop's state event).
         var partials: [JSON] = []
+        var levels = 0
         while let line = try watcher.readLine(timeout: 1) {
             let e = try JSON.parse(line)["params"] ?? .null
             if e["topic"] == "transcript.partial" { partials.append(e) }
+            if e["topic"] == "recording.level", e["level"]?.doubleValue != nil { levels += 1 }
             if e["topic"] == "recording.state", e["state"] == "stopped" { break }
         }
         #expect(!partials.isEmpty, "no transcript.partial event while speech played")
+        // About ten level events a second, paused or not.
+        #expect(Double(levels) >= (wall - 1.5) * 7, "\(levels) recording.level events in \(wall) s")
         #expect(partials.allSatisfy { $0["sermonId"]?.stringValue == sid })
 
         // The transcription queued at stop hears the words.
@@ -124,7 +128,9 @@ struct RecordingFlowTests {
         #expect(badSource.code == -32602 && badSource.data?["field"] == "source", "\(badSource)")
         #expect(try c.call("recording.status") == ["state": "idle"], "a refused start left a recording")
 
-        _ = try c.call("recording.start", ["sermonId": sermon["id"] ?? .null])
+        // A named source.
+        let named = try c.call("recording.start", ["sermonId": sermon["id"] ?? .null, "source": "tn.monitor"])
+        #expect(named["source"] == "tn.monitor" && named["state"] == "recording")
         #expect(try c.callError("recording.start").code == -32002)
         #expect(try c.call("recording.stop")["state"] == "stopped")
 
