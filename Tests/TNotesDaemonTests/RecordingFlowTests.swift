@@ -77,7 +77,7 @@ struct RecordingFlowTests {
         // The audio: attached as an import attaches it, Ogg Opus, as long as elapsed.
         let audio = try #require(stopped["sermon"]?["audio"])
         #expect((audio["sizeBytes"]?.int64Value ?? 0) > 1000)
-        #expect(audio["sha256"]?.stringValue?.count == 64)
+        #expect(audio["sha256"]?.stringValue.map { $0.count == 64 && $0.allSatisfy { "0123456789abcdef".contains($0) } } == true)
         let path = try #require(try c.call("audio.path", ["sermonId": .string(sid)])["path"]?.stringValue)
         let probed = try Self.probe(path)
         #expect(probed.codec == "opus")
