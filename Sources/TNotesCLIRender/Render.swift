@@ -142,41 +142,43 @@ public enum Render {
     }
 
     /// `tnotes status`: a `daemon.status` result.
-    public static func daemonStatus(_ r: JSON, style: Style) -> String {
-        let sync = r["sync"] ?? .null
-        var syncLine = style.state(sync["state"]?.stringValue ?? "-")
-        syncLine += ", \(Format.number(sync["pendingOps"])) pending, \(Format.number(sync["failedOps"])) failed"
-        if let server = sync["serverUrl"]?.stringValue { syncLine += " (\(server))" }
-        return style.bold("tnotesd \(r["version"]?.stringValue ?? "?")") + " running\n" + Format.fields([
-            ("pid", Format.number(r["pid"])),
-            ("uptime", ClockTime.duration(r["uptimeSeconds"]?.doubleValue ?? 0)),
-            ("schema", Format.number(r["schemaVersion"])),
-            ("device", r["deviceId"]?.stringValue ?? "-"),
-            ("socket", r["socketPath"]?.stringValue ?? "-"),
-            ("data dir", r["dataDir"]?.stringValue ?? "-"),
+    public static func daemonStatus(_ json: JSON, style: Style) -> String {
+        let r = LenientRecord<DaemonStatus>(json)
+        let sync = r.nested(\.sync)
+        var syncLine = style.state(sync.state ?? "-")
+        syncLine += ", \(Format.number(sync.json(at: \.pendingOps))) pending, \(Format.number(sync.json(at: \.failedOps))) failed"
+        if let server = sync.serverUrl { syncLine += " (\(server))" }
+        return style.bold("tnotesd \(r.version ?? "?")") + " running\n" + Format.fields([
+            ("pid", Format.number(r.json(at: \.pid))),
+            ("uptime", ClockTime.duration(r.uptimeSeconds ?? 0)),
+            ("schema", Format.number(r.json(at: \.schemaVersion))),
+            ("device", r.deviceId ?? "-"),
+            ("socket", r.socketPath ?? "-"),
+            ("data dir", r.dataDir ?? "-"),
             ("sync", syncLine),
-            ("last sync", Format.time(sync["lastSuccessAt"], none: "never")),
+            ("last sync", Format.time(sync.lastSuccessAt, none: "never")),
         ], style: style)
     }
 
     /// `tnotes sync status`: a `sync.status` result.
-    public static func syncStatus(_ r: JSON, style: Style) -> String {
+    public static func syncStatus(_ json: JSON, style: Style) -> String {
+        let r = LenientRecord<SyncStatus>(json)
         var rows: [(String, String)] = [
-            ("state", style.state(r["state"]?.stringValue ?? "-")),
-            ("server", r["serverUrl"]?.stringValue ?? "-"),
-            ("pending ops", Format.number(r["pendingOps"])),
-            ("failed ops", Format.number(r["failedOps"])),
+            ("state", style.state(r.state ?? "-")),
+            ("server", r.serverUrl ?? "-"),
+            ("pending ops", Format.number(r.json(at: \.pendingOps))),
+            ("failed ops", Format.number(r.json(at: \.failedOps))),
         ]
-        if let attempt = r["attempt"]?.int64Value, attempt > 0 { rows.append(("attempt", "\(attempt)")) }
+        if let attempt = r.attempt, attempt > 0 { rows.append(("attempt", "\(attempt)")) }
         rows += [
-            ("next attempt", Format.time(r["nextAttemptAt"])),
-            ("last success", Format.time(r["lastSuccessAt"], none: "never")),
-            ("last error", r["lastError"]?.stringValue.map(style.red) ?? "-"),
+            ("next attempt", Format.time(r.json(at: \.nextAttemptAt))),
+            ("last success", Format.time(r.lastSuccessAt, none: "never")),
+            ("last error", r.lastError.map(style.red) ?? "-"),
         ]
-        if let held = r["heldDeletes"]?.int64Value {
+        if let held = r.heldDeletes {
             rows.append(("held", style.red("a pull would delete \(held) records; `tnotes sync confirm` allows it")))
         }
-        if let t = r["triggers"]?.objectValue {
+        if let t = r.triggers {
             let order = ["startup", "periodic", "localChange", "network", "manual"]
             let keys = order.filter { t[$0] != nil } + t.keys.filter { !order.contains($0) }.sorted()
             rows.append(("triggers", keys.map { "\($0) \(Format.number(t[$0]))" }.joined(separator: ", ")))
@@ -185,28 +187,28 @@ public enum Render {
     }
 
     /// `tnotes sync`: a `sync.now` result.
-    public static func syncResult(_ r: JSON) -> String {
-        if r["started"]?.boolValue == true { return "sync started" }
-        let conflicts = r["conflicts"]?.int64Value ?? 0
-        var line = "pushed \(Format.number(r["pushed"])), pulled \(Format.number(r["pulled"])), "
+    public static func syncResult(_ json: JSON) -> String {
+        let r = LenientRecord<SyncRun>(json)
+        if r.started == true { return "sync started" }
+        let conflicts = r.conflicts ?? 0
+        var line = "pushed \(Format.number(r.json(at: \.pushed))), pulled \(Format.number(r.json(at: \.pulled))), "
             + "\(conflicts) conflict\(conflicts == 1 ? "" : "s")"
-        if let rejected = r["rejected"]?.int64Value, rejected > 0 { line += ", \(rejected) rejected" }
-        return line + " in \(Format.number(r["durationMs"])) ms"
+        if let rejected = r.rejected, rejected > 0 { line += ", \(rejected) rejected" }
+        return line + " in \(Format.number(r.json(at: \.durationMs))) ms"
     }
 
     /// `tnotes watch`: one event, after `clock` (the local time it arrived, which the caller reads: the
     /// renderer stays a function of its arguments).
     public static func event(_ e: JSON, style: Style, clock: String) -> String {
-        let topic = e["topic"]?.stringValue ?? "?"
-        var fields = e.objectValue ?? [:]
-        fields["topic"] = nil
-        fields["seq"] = nil
+        let head = LenientRecord<EventHead>(e)
+        let topic = head.topic ?? "?"
         var detail: String
-        if topic == "record.changed" {
-            detail = "\(fields["op"]?.stringValue ?? "?") \(fields["collection"]?.stringValue ?? "?") \(fields["id"]?.stringValue ?? "?")"
-            if let origin = fields["origin"]?.stringValue { detail += " (\(origin))" }
+        if topic == EventTopic.recordChanged.rawValue {
+            let change = LenientRecord<RecordChangedEvent>(e)
+            detail = "\(change.op ?? "?") \(change.collection ?? "?") \(change.id ?? "?")"
+            if let origin = change.origin { detail += " (\(origin))" }
         } else {
-            detail = fields.sorted { $0.key < $1.key }.map { k, v in
+            detail = head.members.sorted { $0.key < $1.key }.map { k, v in
                 "\(k)=\(v.stringValue ?? v.text)"
             }.joined(separator: " ")
         }
@@ -214,12 +216,13 @@ public enum Render {
     }
 
     /// A job on one line (two with its last error), as `tnotes jobs` lists it.
-    public static func job(_ j: JSON) -> String {
-        let state = j["state"]?.stringValue ?? "?"
-        var s = "\(j["id"]?.stringValue ?? "?")  \(j["kind"]?.stringValue ?? "?")  \(state)"
-        if state == "running", let p = j["progress"]?.doubleValue { s += " \(ProgressText.percent(p))%" }
-        s += "  sermon \(j["sermonId"]?.stringValue ?? "?")  attempts \(j["attempts"]?.int64Value ?? 0)"
-        if let e = j["lastError"]?.stringValue { s += "\n    \(state == "failed" ? "error" : "last error"): \(e)" }
+    public static func job(_ json: JSON) -> String {
+        let j = LenientRecord<Job>(json)
+        let state = j.state ?? "?"
+        var s = "\(j.id ?? "?")  \(j.kind ?? "?")  \(state)"
+        if state == "running", let p = j.progress { s += " \(ProgressText.percent(p))%" }
+        s += "  sermon \(j.sermonId ?? "?")  attempts \(j.attempts ?? 0)"
+        if let e = j.lastError { s += "\n    \(state == "failed" ? "error" : "last error"): \(e)" }
         return s
     }
 
@@ -255,11 +258,12 @@ public enum Render {
         guard let found else { return "no earlier versions of \(id) on this device" }
         var lines = ["\(found.collection.dropLast()) \(id): \(found.items.count) earlier version\(found.items.count == 1 ? "" : "s"), newest first"]
         for item in found.items {
-            let record = item["record"] ?? .null
-            let replaced = item["replacedAt"]?.stringValue ?? "?"
-            let reason = item["reason"]?.stringValue ?? "?"
+            let version = LenientRecord<HistoryVersion>(item)
+            let record = version.json(at: \.record) ?? .null
+            let replaced = version.replacedAt ?? "?"
+            let reason = version.reason ?? "?"
             lines.append("")
-            lines.append("  \(item["updatedAt"]?.stringValue ?? "?")  from \(item["deviceId"]?.stringValue ?? "?")")
+            lines.append("  \(version.updatedAt ?? "?")  from \(version.deviceId ?? "?")")
             lines.append("    replaced \(replaced) (\(historyReason(reason)))")
             lines.append("    \(historySummary(record))")
         }
@@ -280,36 +284,37 @@ public enum Render {
 
     /// One line that tells a version apart: its text, or its title.
     public static func historySummary(_ record: JSON) -> String {
+        let gist = LenientRecord<RecordGist>(record)
         var parts = [String]()
-        if record["deletedAt"]?.stringValue != nil { parts.append("[deleted]") }
-        if let title = record["title"]?.stringValue { parts.append(title) }
-        if let text = record["text"]?.stringValue { parts.append(text) }
+        if gist.deletedAt != nil { parts.append("[deleted]") }
+        if let title = gist.title { parts.append(title) }
+        if let text = gist.text { parts.append(text) }
         return Format.oneLine(parts.joined(separator: " — "))
     }
 
     /// `tnotes search WORDS`: a `search.query` result; `bold` turns the `**match**` markers into bold.
     public static func searchHits(_ r: JSON, bold: Bool) -> String {
-        let items = r["items"]?.arrayValue ?? []
+        let items = LenientRecord<SearchPage>(r).list(\.items) ?? []
         if items.isEmpty { return "no matches" }
         return items.map { i in
             var at = ""
-            if let t = (i["start"] ?? i["timestamp"])?.doubleValue { at = " [\(ClockTime.format(t))]" }
-            var snippet = (i["snippet"]?.stringValue ?? "").split(whereSeparator: \.isNewline).joined(separator: " ")
+            if let t = i.start ?? i.timestamp { at = " [\(ClockTime.format(t))]" }
+            var snippet = (i.snippet ?? "").split(whereSeparator: \.isNewline).joined(separator: " ")
             snippet = highlight(snippet, bold: bold)
-            return "\(i["sermonId"]?.stringValue ?? "?")  \(i["kind"]?.stringValue ?? "?")\(at)  \(snippet)"
+            return "\(i.sermonId ?? "?")  \(i.kind ?? "?")\(at)  \(snippet)"
         }.joined(separator: "\n")
     }
 
     /// `tnotes search --ref PASSAGE`: a `search.byReference` result; `titles` maps a sermon id to its title
     /// (one the caller could not read is left out and shows empty).
     public static func referenceHits(_ r: JSON, ref: String, titles: [String: String]) -> String {
-        let items = r["items"]?.arrayValue ?? []
+        let items = LenientRecord<SearchPage>(r).list(\.items) ?? []
         if items.isEmpty { return "no sermon cites \(ref)" }
         return items.map { i in
-            let sid = i["sermonId"]?.stringValue ?? "?"
+            let sid = i.sermonId ?? "?"
             var at = ""
-            if let t = (i["start"] ?? i["timestamp"])?.doubleValue { at = " [\(ClockTime.format(t))]" }
-            return "\(sid)  \(titles[sid] ?? "")  \(i["kind"]?.stringValue ?? "?")\(at): \(i["display"]?.stringValue ?? "")"
+            if let t = i.start ?? i.timestamp { at = " [\(ClockTime.format(t))]" }
+            return "\(sid)  \(titles[sid] ?? "")  \(i.kind ?? "?")\(at): \(i.display ?? "")"
         }.joined(separator: "\n")
     }
 
@@ -326,19 +331,21 @@ public enum Render {
 
     /// A scripture reference record as people write it: `John 3:16-18`.
     public static func scriptureRef(_ r: JSON) -> String {
-        var s = "\(r["book"]?.stringValue ?? "?") \(r["chapter"]?.int64Value ?? 0)"
-        if let v = r["verseStart"]?.int64Value {
+        let c = LenientRecord<ScriptureCitation>(r)
+        var s = "\(c.book ?? "?") \(c.chapter ?? 0)"
+        if let v = c.verseStart {
             s += ":\(v)"
-            if let e = r["verseEnd"]?.int64Value { s += "-\(e)" }
+            if let e = c.verseEnd { s += "-\(e)" }
         }
         return s
     }
 
     /// `tnotes verse`: a `scripture.text` result, one verse a line.
     public static func passage(_ r: JSON) -> String {
-        var lines = ["\(r["reference"]?.stringValue ?? "") (\(r["translation"]?.stringValue ?? ""))"]
-        for v in r["verses"]?.arrayValue ?? [] {
-            lines.append("\(v["chapter"]?.int64Value ?? 0):\(v["verse"]?.int64Value ?? 0) \(v["text"]?.stringValue ?? "")")
+        let p = LenientRecord<PassageText>(r)
+        var lines = ["\(p.reference ?? "") (\(p.translation ?? ""))"]
+        for v in p.list(\.verses) ?? [] {
+            lines.append("\(v.chapter ?? 0):\(v.verse ?? 0) \(v.text ?? "")")
         }
         return lines.joined(separator: "\n")
     }

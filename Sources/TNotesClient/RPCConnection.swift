@@ -20,8 +20,8 @@ public struct RPCFailure: Error, Sendable, CustomStringConvertible {
     }
 
     /// The offending param of an invalid-params (-32602) error.
-    public var field: String? { data?["field"]?.stringValue }
-    public var reason: String? { data?["reason"]?.stringValue }
+    public var field: String? { LenientRecord<JSONRPCMessage.ErrorData>(data).field }
+    public var reason: String? { LenientRecord<JSONRPCMessage.ErrorData>(data).reason }
 
     /// One line for people: the message, the reason when the message does not already say it, the field.
     public var description: String {
@@ -130,16 +130,20 @@ public final class RPCConnection {
     public func call(_ method: String, _ params: JSON? = nil, timeout: Double? = nil) throws -> JSON {
         let id = nextId
         nextId += 1
-        var request: JSONObject = ["jsonrpc": "2.0", "id": .int(id), "method": .string(method)]
-        if let params { request["params"] = params }
-        let reply = try exchange(JSON.object(request).bytes, timeout: timeout)
-        guard reply["id"] == .int(id) else { throw ConnectionError.badReply(reply.text) }
-        if let e = reply["error"] {
-            throw RPCFailure(code: Int(e["code"]?.int64Value ?? 0), message: e["message"]?.stringValue ?? "error",
-                             data: e["data"])
+        let request = JSONRPCMessage(method: method, params: params, id: .int(id))
+        let reply = try exchange(request.fieldJSON.bytes, timeout: timeout)
+        let message = LenientRecord<JSONRPCMessage>(reply)
+        guard message.id == .int(id) else { throw ConnectionError.badReply(reply.text) }
+        if let e = message.nested(\.error) {
+            throw RPCFailure(code: Int(e.code ?? 0), message: e.message ?? "error", data: e.data)
         }
-        guard let result = reply["result"] else { throw ConnectionError.badReply(reply.text) }
+        guard let result = message.json(at: \.result) else { throw ConnectionError.badReply(reply.text) }
         return result
+    }
+
+    /// Calls a typed method with its params.
+    public func call<M: SocketMethod>(_ method: M.Type, _ params: M.Params, timeout: Double? = nil) throws -> JSON {
+        try call(M.name, .object(params.record), timeout: timeout)
     }
 
     /// Sends one request or batch as given and returns the answer (for a batch, the array of answers),
@@ -174,7 +178,10 @@ public final class RPCConnection {
         }
     }
 
-    static func isNotification(_ message: JSON) -> Bool { message["id"] == nil && message["method"] != nil }
+    static func isNotification(_ message: JSON) -> Bool {
+        let m = LenientRecord<JSONRPCMessage>(message)
+        return m.json(at: \.id) == nil && m.json(at: \.method) != nil
+    }
 
     /// One non-blank line from the daemon, parsed.
     private func readMessage(deadline: ContinuousClock.Instant?, timeout: Double?) throws -> JSON {

@@ -11,43 +11,38 @@ struct ConflictMethods {
     func register(into table: inout MethodTable) {
         let store = self.store
 
-        table.add(MethodSpec("conflicts.list", summary: "Conflicts, newest first.", params: [
-            ParamSpec("state", .enumeration(["open", "resolved"])),
-        ], result: ["type": "array"], readOnly: true) { p, _ in
-            let state = p.string("state")
-            return try await store.read { s in
-                let all = try s.live(.conflicts).map(\.body)
-                    .filter { state == nil || $0["state"]?.stringValue == state }
-                    .sorted { ($0["createdAt"]?.stringValue ?? "", $0.recordId) > ($1["createdAt"]?.stringValue ?? "", $1.recordId) }
-                return .array(all.map { .object($0) })
+        table.add(MethodSpec(ConflictsList.self, summary: "Conflicts, newest first.", result: ["type": "array"], readOnly: true) { p, _ in
+            try await store.read { s in
+                let all = try s.live(.conflicts).map { (body: $0.body, conflict: LenientRecord<Conflict>(object: $0.body)) }
+                    .filter { p.state == nil || $0.conflict.state == p.state }
+                    .sorted { ($0.conflict.createdAt ?? "", $0.body.recordId) > ($1.conflict.createdAt ?? "", $1.body.recordId) }
+                return .array(all.map { .object($0.body) })
             }
         })
 
-        table.add(MethodSpec("conflicts.resolve", summary: "Set the conflicted field to value and close the conflict.", params: [
-            ParamSpec("id", .uuid, required: true),
-            ParamSpec("value", .string, required: true),
-        ], result: ["type": "object"]) { p, _ in
-            let id = try p.requiredString("id")
-            let value = try p.required("value")
+        table.add(MethodSpec(ConflictsResolve.self, summary: "Set the conflicted field to value and close the conflict.",
+                             result: ["type": "object"]) { p, _ in
+            let id = p.id
             return try await store.write { s in
                 guard let conflict = try s.record(.conflicts, id: id), conflict.body.deletedAt == nil else {
                     throw RPCError.notFound("conflict", id: id)
                 }
-                var c = conflict.body
-                guard let name = c["collection"]?.stringValue, let collection = RecordCollection(rawValue: name),
-                      let recordId = c["recordId"]?.stringValue, let field = c["field"]?.stringValue else {
+                let stored = LenientRecord<Conflict>(object: conflict.body)
+                guard let collection = stored.collection, let recordId = stored.recordId, let field = stored.field else {
                     throw StoreError.corruptRow("conflict \(id) does not name its record")
                 }
                 guard var record = try s.record(collection, id: recordId)?.body, record.deletedAt == nil else {
                     throw RPCError.notFound(collection.rawValue, id: recordId)
                 }
                 let now = s.stamp()
-                record[field] = value
-                record["updatedAt"] = .string(now)
+                record[field] = .string(p.value)
+                record[Conflict.name(\.updatedAt)] = .string(now)
                 try s.commitLocal(collection, record: record, op: .upsert)
-                c["state"] = "resolved"
-                c["resolvedAt"] = .string(now)
-                c["updatedAt"] = .string(now)
+                // The conflict as stored, but for what resolving changes.
+                var c = conflict.body
+                c[Conflict.name(\.state)] = Conflict.State.resolved.fieldJSON
+                c[Conflict.name(\.resolvedAt)] = .string(now)
+                c[Conflict.name(\.updatedAt)] = .string(now)
                 return .object(try s.commitLocal(.conflicts, record: c, op: .upsert).body)
             }
         })

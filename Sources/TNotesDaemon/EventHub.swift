@@ -6,8 +6,7 @@ import TNotesStore
 /// Delivers events to the connections that subscribed to their topic. Events are numbered (`seq`) so a
 /// subscriber can tell when it missed some (its buffer overflowed).
 final class EventHub: Sendable {
-    static let topics: Set<String> = ["record.changed", "sync.state", "sync.completed", "conflict.changed", "job.changed", "sync.progress",
-                                          "recording.state", "recording.level", "transcript.partial"]
+    static let topics = Set(EventTopic.allCases.map(\.rawValue))
 
     private struct State {
         var connections: [Int: ConnectionContext] = [:]
@@ -26,9 +25,7 @@ final class EventHub: Sendable {
             return (s.connections.values.filter { $0.subscribedTopics?.contains(topic) ?? false }, s.seq)
         }
         guard !targets.isEmpty else { return }
-        var params = fields
-        params["topic"] = .string(topic)
-        params["seq"] = .int(seq)
+        let params = EventHead.params(topic: topic, seq: seq, fields)
         for c in targets { c.notify(method: "event", params: .object(params)) }
     }
 
@@ -45,10 +42,13 @@ final class EventHub: Sendable {
         }
         guard anyone else { return }
         for c in changes {
-            publish(topic: "record.changed", [
-                "collection": .string(c.collection.rawValue), "id": .string(c.id), "sermonId": JSON(c.sermonId),
-                "op": .string(c.op.rawValue), "origin": .string(c.origin.rawValue),
-            ])
+            var event = RecordChangedEvent()
+            event.collection = c.collection.rawValue
+            event.id = c.id
+            event.sermonId = c.sermonId
+            event.op = c.op.rawValue
+            event.origin = c.origin.rawValue
+            publish(topic: EventTopic.recordChanged.rawValue, event.record)
         }
     }
 }

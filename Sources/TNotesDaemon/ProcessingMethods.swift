@@ -14,16 +14,15 @@ struct ProcessingMethods {
     let worker: ProcessingWorker?
 
     static let jobResult: JSON = ["type": "object", "properties": ["jobId": ["type": "string", "format": "uuid"]]]
-    static let jobStates = FieldType.enumeration(JobRecord.State.allCases.map(\.rawValue))
     static let jobKinds = FieldType.enumeration(JobRecord.Kind.allCases.map(\.rawValue))
 
     func register(into table: inout MethodTable) {
         let store = self.store, worker = self.worker
         @Sendable func view(_ job: JobRecord) -> JSON { worker?.view(job) ?? job.json }
 
-        table.add(MethodSpec("transcript.generate", summary: "Queue a transcription of the sermon's audio (on the device that holds it).",
-                             params: [ParamSpec("sermonId", .uuid, required: true)], result: Self.jobResult) { p, _ in
-            let sermonId = try p.requiredString("sermonId")
+        table.add(MethodSpec(TranscriptGenerate.self, summary: "Queue a transcription of the sermon's audio (on the device that holds it).",
+                             result: Self.jobResult) { p, _ in
+            let sermonId = p.sermonId
             let job = try await store.write { s in
                 try Self.queueTranscription(sermonId: sermonId, in: s, requireAudio: true, byHand: true)
             }
@@ -31,16 +30,13 @@ struct ProcessingMethods {
             // of a job asked for by hand.
             worker?.promote(jobId: job.id)
             worker?.jobQueued()
-            return ["jobId": .string(job.id)]
+            return QueuedJob(jobId: job.id).fieldJSON
         })
 
-        table.add(MethodSpec("summary.generate", summary: "Queue a summary of the sermon (replaces any summary, even one set by hand).",
-                             params: [
-                                ParamSpec("sermonId", .uuid, required: true),
-                                ParamSpec("type", .enumeration(StatusValues.summaryTypes), required: true),
-                             ], result: Self.jobResult) { p, _ in
-            let sermonId = try p.requiredString("sermonId")
-            let type = try p.requiredString("type")
+        table.add(MethodSpec(SummaryGenerate.self, summary: "Queue a summary of the sermon (replaces any summary, even one set by hand).",
+                             result: Self.jobResult) { p, _ in
+            let sermonId = p.sermonId
+            let type = p.type.rawValue
             let job = try await store.write { s in
                 _ = try s.liveRecord(.sermons, sermonId)
                 let params: JSONObject = ["type": .string(type), "explicit": true]
@@ -52,17 +48,13 @@ struct ProcessingMethods {
                 return job
             }
             worker?.jobQueued()
-            return ["jobId": .string(job.id)]
+            return QueuedJob(jobId: job.id).fieldJSON
         })
 
-        table.add(MethodSpec("chat.ask", summary: "Ask the sermon assistant; the question and its answer are appended as chat messages.",
-                             params: [
-                                ParamSpec("sermonId", .uuid, required: true),
-                                ParamSpec("question", .text, required: true),
-                             ],
+        table.add(MethodSpec(ChatAsk.self, summary: "Ask the sermon assistant; the question and its answer are appended as chat messages.",
                              result: ["type": "object", "properties": ["jobId": ["type": "string"], "questionId": ["type": "string"]]]) { p, _ in
-            let sermonId = try p.requiredString("sermonId")
-            let question = try p.requiredString("question")
+            let sermonId = p.sermonId
+            let question = p.question
             let (job, questionId) = try await store.write { s in
                 _ = try s.liveRecord(.sermons, sermonId)
                 let questionId = Identifier.make()
@@ -80,30 +72,27 @@ struct ProcessingMethods {
             return ["jobId": .string(job.id), "questionId": .string(questionId)]
         })
 
-        table.add(MethodSpec("jobs.list", summary: "Processing jobs, newest first (finished ones are kept 30 days).", params: [
-            ParamSpec("state", Self.jobStates),
-            ParamSpec("sermonId", .uuid),
-            ParamSpec("limit", .integer(min: 1, max: 1000), "default 100"),
-        ], result: ["type": "array"], readOnly: true) { p, _ in
-            let state = p.string("state").flatMap(JobRecord.State.init(rawValue:))
-            let sermonId = p.string("sermonId")
-            let limit = p.int("limit") ?? 100
+        table.add(MethodSpec(JobsList.self, summary: "Processing jobs, newest first (finished ones are kept 30 days).",
+                             notes: [\.limit: "default 100"], result: ["type": "array"], readOnly: true) { p, _ in
+            let state = p.state.flatMap(JobRecord.State.init(rawValue:))
+            let sermonId = p.sermonId
+            let limit = Int(p.limit ?? 100)
             let jobs = try await store.read { s in
                 try s.jobs(state: state, limit: sermonId == nil ? limit : 1000).filter { sermonId == nil || $0.sermonId == sermonId }
             }
             return .array(jobs.prefix(limit).map(view))
         })
 
-        table.add(MethodSpec("jobs.get", summary: "One processing job, with the progress of a running one.",
-                             params: [ParamSpec("id", .uuid, required: true)], result: ["type": "object"], readOnly: true) { p, _ in
-            let id = try p.requiredString("id")
+        table.add(MethodSpec(JobsGet.self, summary: "One processing job, with the progress of a running one.",
+                             result: ["type": "object"], readOnly: true) { p, _ in
+            let id = p.id
             guard let job = try await store.read({ s in try s.job(id: id) }) else { throw RPCError.notFound("job", id: id) }
             return view(job)
         })
 
-        table.add(MethodSpec("jobs.retry", summary: "Run a failed (or finished) job again, with a fresh budget of attempts.",
-                             params: [ParamSpec("id", .uuid, required: true)], result: ["type": "object"]) { p, _ in
-            let id = try p.requiredString("id")
+        table.add(MethodSpec(JobsRetry.self, summary: "Run a failed (or finished) job again, with a fresh budget of attempts.",
+                             result: ["type": "object"]) { p, _ in
+            let id = p.id
             let job = try await store.write { s -> JobRecord in
                 guard let job = try s.job(id: id) else { throw RPCError.notFound("job", id: id) }
                 guard job.state == .failed || job.state == .done else {

@@ -16,20 +16,21 @@ struct PublishMethods {
     func register(into table: inout MethodTable) {
         let store = self.store, base = publicBaseURL
 
-        table.add(MethodSpec("sermon.publish", summary: """
+        table.add(MethodSpec(SermonPublish.self, summary: """
             Publish a snapshot of the sermon (default parts: notes and summary) as a public page; publishing \
             again replaces the snapshot at the same address. Works offline: it is queued and syncs.
-            """, params: [
-                ParamSpec("id", .uuid, required: true),
-                ParamSpec("parts", .arrayOf(.enumeration(RecordSchema.publicationParts)), "what to publish: notes, summary, transcript"),
-                ParamSpec("slug", .text, "the readable part of the page's address (default: from the title); kept on later publishes"),
+            """, notes: [
+                \.parts: "what to publish: notes, summary, transcript",
+                \.slug: "the readable part of the page's address (default: from the title); kept on later publishes",
             ], result: Self.publicationResult) { p, _ in
-            let sermonId = try p.requiredString("id")
-            let asked = p["parts"].flatMap([Publication.Part].decodeFieldLeniently) ?? Publication.Part.defaults
+            let sermonId = p.id
+            let asked = p.parts ?? Publication.Part.defaults
             let parts = Publication.Part.allCases.filter(asked.contains)
-            guard !parts.isEmpty else { throw RPCError.invalidParams(field: "parts", reason: "must name at least one part") }
-            if let slug = p.string("slug"), PublicId.slug(slug).isEmpty {
-                throw RPCError.invalidParams(field: "slug", reason: "must contain letters or digits")
+            guard !parts.isEmpty else {
+                throw RPCError.invalidParams(field: SermonPublish.Params.name(\.parts), reason: "must name at least one part")
+            }
+            if let slug = p.slug, PublicId.slug(slug).isEmpty {
+                throw RPCError.invalidParams(field: SermonPublish.Params.name(\.slug), reason: "must contain letters or digits")
             }
             return try await store.write { s in
                 let sermon = try s.liveRecord(.sermons, sermonId)
@@ -40,7 +41,7 @@ struct PublishMethods {
                 publication.id = id
                 publication.sermonId = sermonId
                 publication.publicId = existing.flatMap { LenientRecord<Publication>(object: $0.body).publicId }
-                    ?? PublicId.make(title: p.string("slug") ?? LenientRecord<Sermon>(object: sermon.body).title ?? "sermon")
+                    ?? PublicId.make(title: p.slug ?? LenientRecord<Sermon>(object: sermon.body).title ?? "sermon")
                 publication.parts = parts
                 publication.published = true
                 publication.snapshot = try Self.snapshot(of: sermon, parts: parts, in: s).record
@@ -51,11 +52,11 @@ struct PublishMethods {
             }
         })
 
-        table.add(MethodSpec("sermon.unpublish", summary: """
+        table.add(MethodSpec(SermonUnpublish.self, summary: """
             Take the sermon's page down (the address then answers 410). Works offline: it is queued, with the \
             page's public id, and syncs.
-            """, params: [ParamSpec("id", .uuid, required: true)], result: Self.publicationResult) { p, _ in
-            let sermonId = try p.requiredString("id")
+            """, result: Self.publicationResult) { p, _ in
+            let sermonId = p.id
             return try await store.write { s in
                 _ = try s.liveRecord(.sermons, sermonId)
                 let id = Identifier.derived(from: sermonId, kind: "publication")
@@ -110,14 +111,17 @@ struct PublishMethods {
         let published = p.published == true && !r.isDeleted
         let settled = r.syncState == .synced
         let publicId = p.publicId ?? ""
-        var url: JSON = .null
+        var url: String?
         if settled, published, let base {
-            url = .string((base.hasSuffix("/") ? String(base.dropLast()) : base) + "/p/" + publicId)
+            url = (base.hasSuffix("/") ? String(base.dropLast()) : base) + "/p/" + publicId
         }
-        return [
-            "sermonId": JSON(p.sermonId), "publicId": .string(publicId), "parts": (p.parts ?? []).fieldJSON,
-            "state": .string(settled ? (published ? "published" : "unpublished") : "pending"), "url": url,
-            "publishedAt": published ? JSON(p.publishedAt) : .null,
-        ]
+        var view = PublicationView()
+        view.sermonId = p.sermonId
+        view.publicId = publicId
+        view.parts = p.parts ?? []
+        view.state = settled ? (published ? "published" : "unpublished") : "pending"
+        view.url = url
+        view.publishedAt = published ? p.publishedAt : nil
+        return view.fieldJSON
     }
 }

@@ -17,87 +17,78 @@ struct RecordMethods {
     func register(into table: inout MethodTable) {
         let store = self.store, base = publicBaseURL, clock = recordingClock
 
-        table.add(MethodSpec("sermon.create", summary: "Create a sermon.", params: [
-            ParamSpec("title", .string, required: true),
-            ParamSpec("date", .time, "RFC 3339 time or YYYY-MM-DD; default now"),
-            ParamSpec("serviceType", .string),
-            ParamSpec("speaker", .string, nullable: true),
-            ParamSpec("id", .uuid, "client-chosen id; default a new UUID"),
+        table.add(MethodSpec(SermonCreate.self, summary: "Create a sermon.", notes: [
+            \.date: "RFC 3339 time or YYYY-MM-DD; default now",
+            \.id: "client-chosen id; default a new UUID",
         ], result: Self.sermonResult, queuesOneWrite: true) { p, _ in
             try await store.write { s in
-                let id = p.string("id") ?? Identifier.make()
+                let id = p.id ?? Identifier.make()
                 if try s.record(.sermons, id: id) != nil {
                     throw RPCError.conflict("a sermon with id \(id) exists")
                 }
                 let now = s.stamp()
-                let record: JSONObject = [
-                    "id": .string(id), "title": try p.required("title"), "date": .string(p.string("date") ?? now),
-                    "serviceType": p["serviceType"] ?? "Sunday Service", "speaker": p["speaker"] ?? .null,
-                    "isArchived": false, "transcriptionStatus": "pending", "summaryStatus": "pending",
-                    "audio": .null, "createdAt": .string(now), "updatedAt": .string(now), "deletedAt": .null,
-                ]
-                let saved = try s.commitLocal(.sermons, record: record, op: .upsert)
+                var sermon = Sermon()
+                sermon.id = id
+                sermon.title = p.title
+                sermon.date = p.date ?? now
+                if let serviceType = p.serviceType { sermon.serviceType = serviceType }
+                sermon.speaker = p.speaker ?? nil
+                sermon.createdAt = now
+                sermon.updatedAt = now
+                let saved = try s.commitLocal(.sermons, record: sermon.record, op: .upsert)
                 return try RecordViews.sermon(saved, in: s, withChildren: true)
             }
         })
 
-        table.add(MethodSpec("sermon.get", summary: "A sermon with its live notes (by timestamp), transcript and summary.",
-                             params: [ParamSpec("id", .uuid, required: true)], result: Self.sermonResult, readOnly: true) { p, _ in
+        table.add(MethodSpec(SermonGet.self, summary: "A sermon with its live notes (by timestamp), transcript and summary.",
+                             result: Self.sermonResult, readOnly: true) { p, _ in
             try await store.read { s in
-                let id = try p.requiredString("id")
+                let id = p.id
                 guard let rec = try s.record(.sermons, id: id) else { throw StoreError.notFound(collection: "sermons", id: id) }
                 return try RecordViews.sermon(rec, in: s, withChildren: true, publicBase: base)
             }
         })
 
-        table.add(MethodSpec("sermon.list", summary: "Sermons, newest date first, a page at a time.", params: [
-            ParamSpec("includeArchived", .bool),
-            ParamSpec("includeDeleted", .bool),
-            ParamSpec("limit", .integer(min: 1, max: 1000), "page size, default 100"),
-            ParamSpec("after", .string, nullable: true, "the `next` of the previous page"),
+        table.add(MethodSpec(SermonList.self, summary: "Sermons, newest date first, a page at a time.", notes: [
+            \.limit: "page size, default 100",
+            \.after: "the `next` of the previous page",
         ], result: ["type": "object", "properties": ["items": ["type": "array"], "next": ["type": ["string", "null"]]]], readOnly: true) { p, _ in
             var after: (String, String)?
-            if let cursor = p.string("after") {
+            if let cursor = p.after ?? nil {
                 guard let decoded = ListCursor.decode(cursor) else {
-                    throw RPCError.invalidParams(field: "after", reason: "is not a cursor returned by sermon.list")
+                    throw RPCError.invalidParams(field: SermonList.Params.name(\.after), reason: "is not a cursor returned by sermon.list")
                 }
                 after = decoded
             }
             return try await store.read { [after] s in
-                let page = try s.sermons(includeArchived: p.bool("includeArchived") ?? false,
-                                         includeDeleted: p.bool("includeDeleted") ?? false,
-                                         limit: p.int("limit") ?? 100, after: after)
-                let items = try page.items.map { try RecordViews.sermon($0, in: s, withChildren: false) }
-                return ["items": .array(items), "next": page.next.map { .string(ListCursor.encode($0)) } ?? .null]
+                let page = try s.sermons(includeArchived: p.includeArchived ?? false,
+                                         includeDeleted: p.includeDeleted ?? false,
+                                         limit: Int(p.limit ?? 100), after: after)
+                var result = Page()
+                result.items = try page.items.map { try RecordViews.sermon($0, in: s, withChildren: false) }
+                result.next = page.next.map(ListCursor.encode)
+                return result.fieldJSON
             }
         })
 
-        table.add(MethodSpec("sermon.update", summary: "Change a sermon's fields.", params: [
-            ParamSpec("id", .uuid, required: true),
-            ParamSpec("title", .string),
-            ParamSpec("date", .time),
-            ParamSpec("serviceType", .string),
-            ParamSpec("speaker", .string, nullable: true),
-            ParamSpec("isArchived", .bool),
-            ParamSpec("transcriptionStatus", Self.status),
-            ParamSpec("summaryStatus", Self.status),
-        ], result: Self.sermonResult, queuesOneWrite: true) { p, _ in
+        table.add(MethodSpec(SermonUpdate.self, summary: "Change a sermon's fields.", result: Self.sermonResult,
+                             queuesOneWrite: true) { p, _ in
             try await store.write { s in
-                var body = try Self.live(.sermons, try p.requiredString("id"), in: s).body
-                for key in ["title", "date", "serviceType", "speaker", "isArchived", "transcriptionStatus", "summaryStatus"] {
-                    if let v = p[key] { body[key] = v }
-                }
-                body["updatedAt"] = .string(s.stamp())
+                // The stored body is kept as it is but for the fields given.
+                var body = try Self.live(.sermons, p.id, in: s).body
+                var changed = p.record
+                changed[SermonUpdate.Params.name(\.id)] = nil
+                for (key, value) in changed { body[key] = value }
+                body[Sermon.name(\.updatedAt)] = .string(s.stamp())
                 let saved = try s.commitLocal(.sermons, record: body, op: .upsert)
                 return try RecordViews.sermon(saved, in: s, withChildren: true)
             }
         })
 
-        table.add(MethodSpec("sermon.delete", summary: "Tombstone a sermon and its notes, transcript and summary.",
-                             params: [ParamSpec("id", .uuid, required: true)],
+        table.add(MethodSpec(SermonDelete.self, summary: "Tombstone a sermon and its notes, transcript and summary.",
                              result: ["type": "object", "properties": ["id": ["type": "string"], "deletedAt": ["type": "string"]]], queuesOneWrite: true) { p, _ in
             try await store.write { s in
-                let sermon = try Self.live(.sermons, try p.requiredString("id"), in: s)
+                let sermon = try Self.live(.sermons, p.id, in: s)
                 let now = s.stamp()
                 for c in [RecordCollection.notes, .transcripts, .summaries, .publications] {
                     for child in try s.children(c, sermonId: sermon.id) {
@@ -109,99 +100,79 @@ struct RecordMethods {
             }
         })
 
-        table.add(MethodSpec("note.add", summary: "Add a note to a sermon.", params: [
-            ParamSpec("sermonId", .uuid, required: true),
-            ParamSpec("text", .string, required: true),
-            ParamSpec("timestamp", .number(min: 0), "seconds into the audio; default the recording's clock when this sermon is recording"),
-            ParamSpec("id", .uuid),
+        table.add(MethodSpec(NoteAdd.self, summary: "Add a note to a sermon.", notes: [
+            \.timestamp: "seconds into the audio; default the recording's clock when this sermon is recording",
         ], result: ["$ref": "#/components/schemas/Note"], queuesOneWrite: true) { p, _ in
-            let sermonId = try p.requiredString("sermonId")
             // Read before the write waits its turn: the note is stamped when it was asked for.
-            let timestamp: JSON
-            if let given = p["timestamp"] {
-                timestamp = given
-            } else if let elapsed = clock?.elapsed(sermonId: sermonId) {
-                timestamp = .double(elapsed)
-            } else {
-                throw RPCError.invalidParams(field: "timestamp", reason: "is required (this sermon is not recording)")
+            guard let timestamp = p.timestamp ?? clock?.elapsed(sermonId: p.sermonId) else {
+                throw RPCError.invalidParams(field: NoteAdd.Params.name(\.timestamp), reason: "is required (this sermon is not recording)")
             }
             return try await store.write { s in
-                try s.requireLive(.sermons, sermonId)
+                try s.requireLive(.sermons, p.sermonId)
+                var note = Note()
                 // A new random id needs no look: only a caller's own id can already be taken.
-                let id: String
-                if let given = p.string("id") {
+                if let given = p.id {
                     if try s.record(.notes, id: given) != nil { throw RPCError.conflict("a note with id \(given) exists") }
-                    id = given
+                    note.id = given
                 } else {
-                    id = Identifier.make()
+                    note.id = Identifier.make()
                 }
                 let now = s.stamp()
-                let record: JSONObject = [
-                    "id": .string(id), "sermonId": .string(sermonId), "text": try p.required("text"), "timestamp": timestamp,
-                    "createdAt": .string(now), "updatedAt": .string(now), "deletedAt": .null,
-                ]
-                return .object(try s.commitLocal(.notes, record: record, op: .upsert).body)
+                note.sermonId = p.sermonId
+                note.text = p.text
+                note.timestamp = timestamp
+                note.createdAt = now
+                note.updatedAt = now
+                return .object(try s.commitLocal(.notes, record: note.record, op: .upsert).body)
             }
         })
 
-        table.add(MethodSpec("note.get", summary: "One note (a deleted one too, with its deletedAt).",
-                             params: [ParamSpec("id", .uuid, required: true)], result: ["$ref": "#/components/schemas/Note"],
-                             readOnly: true) { p, _ in
+        table.add(MethodSpec(NoteGet.self, summary: "One note (a deleted one too, with its deletedAt).",
+                             result: ["$ref": "#/components/schemas/Note"], readOnly: true) { p, _ in
             try await store.read { s in
-                let id = try p.requiredString("id")
+                let id = p.id
                 guard let note = try s.record(.notes, id: id) else { throw StoreError.notFound(collection: "notes", id: id) }
                 return .object(note.body)
             }
         })
 
-        table.add(MethodSpec("note.update", summary: "Change a note's text or timestamp.", params: [
-            ParamSpec("id", .uuid, required: true),
-            ParamSpec("text", .string),
-            ParamSpec("timestamp", .number(min: 0)),
-        ], result: ["$ref": "#/components/schemas/Note"], queuesOneWrite: true) { p, _ in
+        table.add(MethodSpec(NoteUpdate.self, summary: "Change a note's text or timestamp.",
+                             result: ["$ref": "#/components/schemas/Note"], queuesOneWrite: true) { p, _ in
             try await store.write { s in
-                var body = try Self.live(.notes, try p.requiredString("id"), in: s).body
-                if let t = p["text"] { body["text"] = t }
-                if let t = p["timestamp"] { body["timestamp"] = t }
-                body["updatedAt"] = .string(s.stamp())
+                let stored = try Self.live(.notes, p.id, in: s).body
+                // The stored body is kept as it is but for what changes (a field stored before the bounds too).
+                var body = stored
+                if let t = p.text { body[Note.name(\.text)] = t.fieldJSON }
+                if let t = p.timestamp { body[Note.name(\.timestamp)] = t.fieldJSON }
+                body[Note.name(\.updatedAt)] = .string(s.stamp())
                 return .object(try s.commitLocal(.notes, record: body, op: .upsert).body)
             }
         })
 
-        table.add(MethodSpec("note.delete", summary: "Tombstone a note.", params: [ParamSpec("id", .uuid, required: true)],
-                             result: ["type": "object"], queuesOneWrite: true) { p, _ in
+        table.add(MethodSpec(NoteDelete.self, summary: "Tombstone a note.", result: ["type": "object"], queuesOneWrite: true) { p, _ in
             try await store.write { s in
-                let note = try Self.live(.notes, try p.requiredString("id"), in: s)
+                let note = try Self.live(.notes, p.id, in: s)
                 let now = s.stamp()
                 try s.commitLocal(.notes, record: Self.tombstone(note.body, at: now), op: .delete)
                 return ["id": .string(note.id), "deletedAt": .string(now)]
             }
         })
 
-        table.add(MethodSpec("transcript.set", summary: "Set (create or replace) a sermon's transcript.", params: [
-            ParamSpec("sermonId", .uuid, required: true),
-            ParamSpec("text", .string, required: true),
-            ParamSpec("status", Self.status),
-            ParamSpec("segments", .segments, "[{start, end, text, speaker?}] — a JSON array, never a string"),
+        table.add(MethodSpec(TranscriptSet.self, summary: "Set (create or replace) a sermon's transcript.", notes: [
+            \.segments: "[{start, end, text, speaker?}] — a JSON array, never a string",
         ], result: ["$ref": "#/components/schemas/Transcript"], queuesOneWrite: true) { p, _ in
             try await store.write { s in
-                .object(try s.setTranscript(sermonId: try p.requiredString("sermonId"), text: try p.required("text"),
-                                            status: p["status"] ?? "complete", segments: p["segments"] ?? .array([])).body)
+                .object(try s.setTranscript(sermonId: p.sermonId, text: .string(p.text),
+                                            status: (p.status ?? .complete).fieldJSON, segments: (p.segments ?? []).fieldJSON).body)
             }
         })
 
-        table.add(MethodSpec("summary.set", summary: "Set (create or replace) a sermon's summary.", params: [
-            ParamSpec("sermonId", .uuid, required: true),
-            ParamSpec("title", .string, required: true),
-            ParamSpec("text", .string, required: true),
-            ParamSpec("type", .enumeration(StatusValues.summaryTypes), required: true),
-            ParamSpec("status", Self.status),
-        ], result: ["$ref": "#/components/schemas/Summary"], queuesOneWrite: true) { p, _ in
+        table.add(MethodSpec(SummarySet.self, summary: "Set (create or replace) a sermon's summary.",
+                             result: ["$ref": "#/components/schemas/Summary"], queuesOneWrite: true) { p, _ in
             try await store.write { s in
                 // Set by a person: automatic summaries leave it alone (only summary.generate replaces it).
-                .object(try s.setSummary(sermonId: try p.requiredString("sermonId"), title: try p.required("title"),
-                                         text: try p.required("text"), type: try p.required("type"),
-                                         status: p["status"] ?? "complete", generatedBy: nil).body)
+                .object(try s.setSummary(sermonId: p.sermonId, title: .string(p.title), text: .string(p.text),
+                                         type: p.type.fieldJSON, status: (p.status ?? .complete).fieldJSON, generatedBy: nil).body)
             }
         })
 

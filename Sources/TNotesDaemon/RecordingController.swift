@@ -158,7 +158,7 @@ actor RecordingController {
     }
 
     func status() -> JSON {
-        guard let current else { return ["state": "idle"] }
+        guard let current else { return RecordingStatus().fieldJSON }
         return view(current.recorder.status, marker: current.marker)
     }
 
@@ -179,8 +179,7 @@ actor RecordingController {
         clock.clear()
         var result = fields(status, marker: marker)
         do {
-            let sermon = try await attach(path: marker.path, sermonId: marker.sermonId)
-            result["sermon"] = sermon
+            result.sermon = try await attach(path: marker.path, sermonId: marker.sermonId)
             _ = try? await BlockingWork.run { unlink(self.settings.markerPath) }
             logger.info("recording stopped", metadata: [
                 "sermonId": "\(marker.sermonId)", "reason": "\(status.stopReason?.code ?? "requested")",
@@ -189,11 +188,11 @@ actor RecordingController {
         } catch {
             // The file and the marker stay: the next start attaches them.
             logger.error("recording stopped but not attached", metadata: ["sermonId": "\(marker.sermonId)", "error": "\(error)"])
-            result["error"] = .string("\(error)")
+            result.error = "\(error)"
         }
         publishState(status, marker: marker)
         if current?.recorder === recorder { current = nil }
-        return .object(result)
+        return result.fieldJSON
     }
 
     private func attach(path: String, sermonId: String) async throws -> JSON {
@@ -223,23 +222,24 @@ actor RecordingController {
 
     // MARK: views and events
 
-    private func fields(_ s: RecorderStatus, marker: Marker) -> JSONObject {
-        var o: JSONObject = [
-            "state": .string(s.state.rawValue), "sermonId": .string(marker.sermonId), "source": JSON(marker.source),
-            "startedAt": .string(marker.startedAt), "elapsed": .double(Self.rounded(s.elapsed)),
-            "level": .double(Self.rounded(s.level)), "bytes": .int(s.bytes),
-        ]
-        if let reason = s.stopReason {
-            o["reason"] = .string(reason.code)
-            o["message"] = .string(reason.description)
-        }
+    private func fields(_ s: RecorderStatus, marker: Marker) -> RecordingStatus {
+        var o = RecordingStatus()
+        o.state = s.state.rawValue
+        o.sermonId = marker.sermonId
+        o.source = .some(marker.source)
+        o.startedAt = marker.startedAt
+        o.elapsed = Self.rounded(s.elapsed)
+        o.level = Self.rounded(s.level)
+        o.bytes = s.bytes
+        o.reason = s.stopReason?.code
+        o.message = s.stopReason?.description
         return o
     }
 
-    private func view(_ s: RecorderStatus, marker: Marker) -> JSON { .object(fields(s, marker: marker)) }
+    private func view(_ s: RecorderStatus, marker: Marker) -> JSON { fields(s, marker: marker).fieldJSON }
 
     private func publishState(_ s: RecorderStatus, marker: Marker) {
-        hub.publish(topic: "recording.state", fields(s, marker: marker))
+        hub.publish(topic: EventTopic.recordingState.rawValue, fields(s, marker: marker).record)
     }
 
     static func rounded(_ d: Double) -> Double { (d * 1000).rounded() / 1000 }

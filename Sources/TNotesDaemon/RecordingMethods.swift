@@ -21,26 +21,24 @@ struct RecordingMethods {
     func register(into table: inout MethodTable) {
         let controller = self.controller, server = self.server
 
-        table.add(MethodSpec("recording.start", summary: "Record from the sound server into a new or existing sermon.",
-                             params: [
-                                ParamSpec("sermonId", .uuid, "an existing sermon; default a new one"),
-                                ParamSpec("title", .string, "the new sermon's title"),
-                                ParamSpec("speaker", .string, nullable: true),
-                                ParamSpec("serviceType", .string),
-                                ParamSpec("source", .string, "a PulseAudio source name; default the default source"),
+        table.add(MethodSpec(RecordingStart.self, summary: "Record from the sound server into a new or existing sermon.",
+                             notes: [
+                                \.sermonId: "an existing sermon; default a new one",
+                                \.title: "the new sermon's title",
+                                \.source: "a PulseAudio source name; default the default source",
                              ], result: Self.recordingResult) { p, _ in
-            try await controller.start(sermonId: p.string("sermonId"), title: p.string("title"), speaker: p["speaker"],
-                                       serviceType: p.string("serviceType"), source: p.string("source"))
+            try await controller.start(sermonId: p.sermonId, title: p.title, speaker: p.speaker.map { $0.fieldJSON },
+                                       serviceType: p.serviceType, source: p.source)
         })
-        table.add(MethodSpec("recording.pause", summary: "Pause the recording (its clock stops).", params: [],
+        table.add(MethodSpec(RecordingPause.self, summary: "Pause the recording (its clock stops).",
                              result: Self.recordingResult) { _, _ in try await controller.pause() })
-        table.add(MethodSpec("recording.resume", summary: "Resume a paused recording.", params: [],
+        table.add(MethodSpec(RecordingResume.self, summary: "Resume a paused recording.",
                              result: Self.recordingResult) { _, _ in try await controller.resume() })
-        table.add(MethodSpec("recording.stop", summary: "Stop, attach the audio to the sermon and queue its transcription.",
-                             params: [], result: Self.recordingResult) { _, _ in try await controller.stop() })
-        table.add(MethodSpec("recording.status", summary: "The recording, or {state: idle}.", params: [],
+        table.add(MethodSpec(RecordingStop.self, summary: "Stop, attach the audio to the sermon and queue its transcription.",
+                             result: Self.recordingResult) { _, _ in try await controller.stop() })
+        table.add(MethodSpec(RecordingStatusMethod.self, summary: "The recording, or {state: idle}.",
                              result: Self.recordingResult, readOnly: true) { _, _ in await controller.status() })
-        table.add(MethodSpec("audio.sources", summary: "The sound server's capture sources.", params: [],
+        table.add(MethodSpec(AudioSources.self, summary: "The sound server's capture sources.",
                              result: ["type": "object", "properties": ["items": ["type": "array"]]], readOnly: true) { _, _ in
             let sources: [AudioSource]
             do {
@@ -48,10 +46,16 @@ struct RecordingMethods {
             } catch let e as SoundServerError {
                 throw RPCError.unavailable("\(e)")
             }
-            return ["items": .array(sources.map {
-                ["name": .string($0.name), "description": .string($0.description), "isDefault": .bool($0.isDefault),
-                 "isMonitor": .bool($0.isMonitor)]
-            })]
+            var list = AudioSourceList()
+            list.items = sources.map {
+                var v = AudioSourceView()
+                v.name = $0.name
+                v.description = $0.description
+                v.isDefault = $0.isDefault
+                v.isMonitor = $0.isMonitor
+                return v
+            }
+            return list.fieldJSON
         })
     }
 }

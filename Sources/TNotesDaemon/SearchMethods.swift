@@ -10,77 +10,80 @@ struct SearchMethods {
     let store: Store
     let bible: Bible
 
-    static let kinds = ["sermon", "note", "transcript", "summary"]
 
     func register(into table: inout MethodTable) {
         let store = self.store
         Self.registerScripture(into: &table, bible: bible)
 
-        table.add(MethodSpec("search.query", summary: """
+        table.add(MethodSpec(SearchQuery.self, summary: """
             Full-text search of titles and speakers, notes, transcript segments and summaries, best match first \
             (BM25). `q` is SQLite FTS5 syntax: words (stemmed: forgive finds forgiveness), "exact phrases", \
             prefix*, AND/OR/NOT, NEAR(). Matches are marked ** in the snippet.
-            """, params: [
-                ParamSpec("q", .text, required: true),
-                ParamSpec("limit", .integer(min: 1, max: 200), "page size, default 20"),
-                ParamSpec("after", .string, nullable: true, "the `next` of the previous page"),
-                ParamSpec("kinds", .arrayOf(.enumeration(Self.kinds)), "only these kinds of hit"),
-                ParamSpec("speaker", .string, "only sermons by this speaker (case-insensitive)"),
-                ParamSpec("from", .time, "only sermons dated at or after this time"),
-                ParamSpec("to", .time, "only sermons dated at or before this time"),
+            """, notes: [
+                \.limit: "page size, default 20",
+                \.after: "the `next` of the previous page",
+                \.kinds: "only these kinds of hit",
+                \.speaker: "only sermons by this speaker (case-insensitive)",
+                \.from: "only sermons dated at or after this time",
+                \.to: "only sermons dated at or before this time",
             ], result: ["type": "object", "properties": ["items": ["type": "array"], "next": ["type": ["string", "null"]]]],
             readOnly: true) { p, _ in
-            let q = try p.requiredString("q")
-            let limit = p.int("limit") ?? 20
+            let q = p.q
+            let limit = Int(p.limit ?? 20)
             var offset = 0
-            if let after = p.string("after") {
+            if let after = p.after ?? nil {
                 guard let o = Int(after), o >= 0, o <= 100_000 else {
-                    throw RPCError.invalidParams(field: "after", reason: "is not a cursor returned by search.query")
+                    throw RPCError.invalidParams(field: SearchQuery.Params.name(\.after), reason: "is not a cursor returned by search.query")
                 }
                 offset = o
             }
-            let filter = SearchFilter(kinds: p["kinds"]?.arrayValue?.compactMap(\.stringValue) ?? [], speaker: p.string("speaker"),
-                                      from: p.string("from"), to: p.string("to"))
+            let filter = SearchFilter(kinds: p.kinds?.map(\.rawValue) ?? [], speaker: p.speaker, from: p.from, to: p.to)
             let hits: [SearchHit]
             do {
                 // Small writes reach FTS a moment after they commit; a search first waits for that.
                 try await store.catchUpSearch()
                 hits = try await store.read { [offset] s in try s.search(q, filter: filter, limit: limit + 1, offset: offset) }
             } catch let e as SearchSyntaxError {
-                throw RPCError.invalidParams(field: "q", reason: "is not a valid search query (\(e.description)); "
+                throw RPCError.invalidParams(field: SearchQuery.Params.name(\.q), reason: "is not a valid search query (\(e.description)); "
                                              + "put words with special characters in double quotes")
             }
-            let next: JSON = hits.count > limit ? .string(String(offset + limit)) : .null
-            return ["items": .array(hits.prefix(limit).map(\.json)), "next": next]
+            var page = SearchPage()
+            page.items = hits.prefix(limit).map(\.item)
+            page.next = .some(hits.count > limit ? String(offset + limit) : nil)
+            return page.fieldJSON
         })
 
-        table.add(MethodSpec("search.byReference", summary: "Every sermon that cites a passage: a book, a chapter of it, or a verse.",
-                             params: [
-                                ParamSpec("book", .text, required: true, "a book name or abbreviation (Rom, 1 Cor, Song of Songs)"),
-                                ParamSpec("chapter", .integer(min: 1, max: 150)),
-                                ParamSpec("verse", .integer(min: 1, max: 176), "needs chapter"),
-                                ParamSpec("limit", .integer(min: 1, max: 1000), "default 200"),
-                             ], result: ["type": "object", "properties": ["items": ["type": "array"]]], readOnly: true) { p, _ in
-            let given = try p.requiredString("book")
-            guard let book = BibleBooks.canonicalName(given) else {
-                throw RPCError.invalidParams(field: "book", reason: "is not a book of the Bible: \(given)")
+        table.add(MethodSpec(SearchByReference.self, summary: "Every sermon that cites a passage: a book, a chapter of it, or a verse.",
+                             notes: [\.book: "a book name or abbreviation (Rom, 1 Cor, Song of Songs)", \.verse: "needs chapter",
+                                     \.limit: "default 200"],
+                             result: ["type": "object", "properties": ["items": ["type": "array"]]], readOnly: true) { p, _ in
+            guard let book = BibleBooks.canonicalName(p.book) else {
+                throw RPCError.invalidParams(field: SearchByReference.Params.name(\.book), reason: "is not a book of the Bible: \(p.book)")
             }
-            let chapter = p.int("chapter")
+            let chapter = p.chapter.map { Int($0) }
             if let chapter, chapter > BibleBooks.chapterCount(of: book) ?? 150 {
-                throw RPCError.invalidParams(field: "chapter", reason: "\(book) has \(BibleBooks.chapterCount(of: book) ?? 0) chapters")
+                throw RPCError.invalidParams(field: SearchByReference.Params.name(\.chapter),
+                                             reason: "\(book) has \(BibleBooks.chapterCount(of: book) ?? 0) chapters")
             }
-            let verse = p.int("verse")
-            if verse != nil && chapter == nil { throw RPCError.invalidParams(field: "verse", reason: "needs chapter") }
+            let verse = p.verse.map { Int($0) }
+            if verse != nil && chapter == nil {
+                throw RPCError.invalidParams(field: SearchByReference.Params.name(\.verse), reason: "needs chapter")
+            }
             let found = try await store.read { s in
-                try s.referencesTouching(book: book, chapter: chapter, verse: verse, limit: p.int("limit") ?? 200)
+                try s.referencesTouching(book: book, chapter: chapter, verse: verse, limit: Int(p.limit ?? 200))
             }
-            return ["items": .array(found.map { f in
-                var o: JSONObject = ["sermonId": .string(f.sermonId), "recordId": .string(f.recordId),
-                                         "kind": .string(Self.kind(of: f.collection)), "ref": f.reference.json,
-                                         "display": .string(f.reference.display)]
-                if let start = f.start { o[f.collection == "notes" ? "timestamp" : "start"] = .double(start) }
-                return .object(o)
-            })]
+            var page = SearchPage()
+            page.items = found.map { f in
+                var hit = SearchItem()
+                hit.sermonId = f.sermonId
+                hit.recordId = f.recordId
+                hit.kind = Self.kind(of: f.collection)
+                hit.ref = f.reference.json
+                hit.display = f.reference.display
+                hit.place(at: f.start, note: f.collection == RecordCollection.notes.rawValue)
+                return hit
+            }
+            return page.fieldJSON
         })
     }
 

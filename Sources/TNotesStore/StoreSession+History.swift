@@ -11,9 +11,15 @@ public struct HistoryEntry: Sendable, Equatable {
     public let replacedAt: String
     public let reason: HistoryReason
 
-    public var json: JSON {
-        ["updatedAt": .string(updatedAt), "deviceId": .string(deviceId), "record": .object(record),
-         "replacedAt": .string(replacedAt), "reason": .string(reason.rawValue)]
+    /// The version as `history.list` answers it.
+    public var version: HistoryVersion {
+        var v = HistoryVersion()
+        v.updatedAt = updatedAt
+        v.deviceId = deviceId
+        v.record = record
+        v.replacedAt = replacedAt
+        v.reason = reason.rawValue
+        return v
     }
 }
 

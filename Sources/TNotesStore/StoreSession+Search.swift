@@ -12,13 +12,16 @@ public struct SearchHit: Sendable, Equatable {
     public let start: Double?
     public let rank: Double
 
-    public var json: JSON {
-        var o: JSONObject = ["sermonId": .string(sermonId), "kind": .string(kind), "recordId": .string(recordId),
-                                 "snippet": .string(snippet), "rank": .double(rank)]
-        if let start {
-            if kind == "note" { o["timestamp"] = .double(start) } else { o["start"] = .double(start) }
-        }
-        return .object(o)
+    /// The hit as `search.query` answers it.
+    public var item: SearchItem {
+        var item = SearchItem()
+        item.sermonId = sermonId
+        item.kind = kind
+        item.recordId = recordId
+        item.snippet = snippet
+        item.rank = rank
+        item.place(at: start, note: kind == "note")
+        return item
     }
 }
 

@@ -32,8 +32,9 @@ struct ConflictsCommand: ParsableCommand {
         @Flag(name: .long, help: "Resolved ones too.") var all = false
 
         func run() throws {
-            let params: JSON = all ? [:] : ["state": "open"]
-            try Session(global).run("conflicts.list", params) { Render.conflicts($0, all: all) }
+            var params = ConflictsList.Params()
+            if !all { params.state = .open }
+            try Session(global).run(ConflictsList.self, params) { Render.conflicts($0, all: all) }
         }
     }
 
@@ -70,9 +71,11 @@ struct ConflictsCommand: ParsableCommand {
                 text = try readFileOption(file)
             } else {
                 // Both versions in the editor, as git shows a merge conflict.
-                let c = try session.call("conflicts.list").arrayValue?.first { $0["id"]?.stringValue == id }
-                guard let c else { throw Failure.notFound("no conflict \(id)") }
-                let both = "<<<<<<< this device\n\(c["local"]?.stringValue ?? "")\n=======\n\(c["remote"]?.stringValue ?? "")\n>>>>>>> the other device"
+                let all = try session.call(ConflictsList.self, .init()).arrayValue ?? []
+                guard let c = all.lazy.map({ LenientRecord<Conflict>($0) }).first(where: { $0.id == id }) else {
+                    throw Failure.notFound("no conflict \(id)")
+                }
+                let both = "<<<<<<< this device\n\(c.local ?? "")\n=======\n\(c.remote ?? "")\n>>>>>>> the other device"
                 let edited = try Editor.edit(both, help: ["Keep the text you want and delete the rest, markers included.",
                                                           "Lines starting with # are ignored; an empty text changes nothing."])
                 let markers = ["<<<<<<<", "=======", ">>>>>>>"]
@@ -81,9 +84,10 @@ struct ConflictsCommand: ParsableCommand {
                 }
                 text = edited
             }
-            try session.run("conflicts.resolve", ["id": .string(id), "value": .string(text)]) { r in
-                "resolved conflict \(id): \(String((r["collection"]?.stringValue ?? "record").dropLast())) "
-                    + "\(r["recordId"]?.stringValue ?? "?") \(r["field"]?.stringValue ?? "") set"
+            try session.run(ConflictsResolve.self, .init(id: id, value: text)) { r in
+                let c = LenientRecord<Conflict>(r)
+                return "resolved conflict \(id): \(String((c.collection?.rawValue ?? "record").dropLast())) "
+                    + "\(c.recordId ?? "?") \(c.field ?? "") set"
             }
         }
     }

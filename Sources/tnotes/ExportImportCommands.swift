@@ -44,31 +44,33 @@ struct ExportCommand: ParsableCommand {
         }
         try LocalFiles.makeDirectory(destination)
         var sermons: [JSON] = []
-        var after: JSON = .null
+        var list = SermonList.Params()
+        list.includeArchived = true
+        list.limit = 1000
         repeat {
-            let page = try session.call("sermon.list", ["includeArchived": true, "limit": 1000, "after": after])
-            sermons += page["items"]?.arrayValue ?? []
-            after = page["next"] ?? .null
-        } while !after.isNull
+            let page = Page(lenient: try session.call(SermonList.self, list))
+            sermons += page.items
+            list.after = page.next.map { .some($0) }
+        } while list.after != nil
         let progress = ProgressCounter(label: "exporting", total: sermons.count, enabled: !session.json)
         var names = Set<String>()
         var written = 0, copied = 0
         for s in sermons {
-            guard let id = s["id"]?.stringValue else { continue }
-            let sermon = try session.call("sermon.get", ["id": .string(id)])
+            guard let id = LenientRecord<Sermon>(s).id else { continue }
+            let sermon = try session.call(SermonGet.self, IdParams(id: id))
             var name = SermonExport.fileName(sermon)
             // Two sermons with the same date and title: the id keeps them apart (stable across runs).
             if names.contains(name) { name += "-" + id.prefix(8) }
             names.insert(name)
             if format == .json {
-                let chat = sermon.objectValue == nil ? JSON.null : try session.call("chat.list", ["sermonId": .string(id)])
+                let chat = sermon.objectValue == nil ? JSON.null : try session.call(ChatList.self, SermonIdParams(sermonId: id))
                 try LocalFiles.write("\(destination)/\(name).json", SermonExport.json(sermon, chat: chat))
             } else {
                 try LocalFiles.write("\(destination)/\(name).md", SermonExport.markdown(sermon))
             }
             written += 1
-            if audio, let fileName = sermon["audio"]?["fileName"]?.stringValue,
-               let path = try session.call("audio.path", ["sermonId": .string(id)])["path"]?.stringValue {
+            if audio, let fileName = LenientRecord<Sermon>(sermon).nested(\.audio)?.fileName,
+               let path = LenientRecord<AudioPath.Result>(try session.call(AudioPath.self, SermonIdParams(sermonId: id))).path {
                 try LocalFiles.makeDirectory("\(destination)/audio")
                 try LocalFiles.copy(path, to: "\(destination)/audio/\(LocalFiles.safeName(fileName))")
                 copied += 1
@@ -121,22 +123,28 @@ struct ImportCommand: ParsableCommand {
 enum Backup {
     static func write(session: Session, to path: String) throws -> Int {
         let file = try LocalFiles.Writer(path: path)
-        let status = try session.call("daemon.status")
-        try file.write("{\"format\":\"tnotes-backup\",\"version\":1,\"exportedAt\":\(JSON.string(Timestamp.now()).text),"
-                       + "\"deviceId\":\(status["deviceId"]?.text ?? "null"),\"records\":[\n")
-        var after: JSON = .null
+        let status = LenientRecord<DaemonStatus>(try session.call(DaemonStatusMethod.self, NoParams()))
+        // The document's head, written by the document's own shape without its records, which the pages then
+        // add as its last member (a backup of a million records is never in memory at once).
+        var head = BackupDocument()
+        head.exportedAt = Timestamp.now()
+        head.deviceId = status.deviceId
+        var members = head.record
+        members[BackupDocument.name(\.records)] = nil
+        try file.write(String(JSON.object(members).text.dropLast()) + ",\(JSON.string(BackupDocument.name(\.records)).text):[\n")
+        var params = BackupExport.Params(after: nil, limit: 2000)
         var count = 0
         var progress: ProgressCounter?
         repeat {
-            let page = try session.call("backup.export", ["limit": 2000, "after": after])
-            if progress == nil { progress = ProgressCounter(label: "exporting", total: Int(page["total"]?.int64Value ?? 0), enabled: !session.json) }
-            for item in page["items"]?.arrayValue ?? [] {
+            let page = Page(lenient: try session.call(BackupExport.self, params))
+            if progress == nil { progress = ProgressCounter(label: "exporting", total: Int(page.total ?? 0), enabled: !session.json) }
+            for item in page.items {
                 try file.write((count == 0 ? "" : ",\n") + item.text)
                 count += 1
                 progress?.step()
             }
-            after = page["next"] ?? .null
-        } while !after.isNull
+            params.after = page.next.map { .some($0) }
+        } while params.after != nil
         try file.write("\n]}\n")
         try file.close()
         progress?.done()
@@ -152,16 +160,17 @@ enum Backup {
         for f in files {
             let doc: JSON
             do { doc = try JSON.parse(try FileReader.read(f)) } catch { throw Failure.usage("\(f): not a JSON backup (\(error))") }
-            guard doc["format"] == "tnotes-backup", let records = doc["records"]?.arrayValue else {
+            let backup = LenientRecord<BackupDocument>(doc)
+            guard backup.format == BackupDocument.formatName, let records = backup.json(at: \.records)?.arrayValue else {
                 throw Failure.usage("\(f): not a tnotes backup (made by tnotes export --all --format json)")
             }
             let progress = ProgressCounter(label: "importing", total: records.count, enabled: !session.json)
             var i = 0
             while i < records.count {
                 let batch = Array(records[i..<min(records.count, i + 1000)])
-                let r = try session.call("backup.import", ["items": .array(batch)])
-                applied += Int(r["applied"]?.int64Value ?? 0)
-                unchanged += Int(r["unchanged"]?.int64Value ?? 0)
+                let r = BackupImport.Result(lenient: try session.call(BackupImport.self, .init(items: batch.map { $0.objectValue ?? [:] })))
+                applied += Int(r.applied)
+                unchanged += Int(r.unchanged)
                 i += batch.count
                 progress.step(batch.count)
             }
@@ -173,18 +182,21 @@ enum Backup {
     static func attachAudio(session: Session, directory: String) throws -> Int {
         let files = Set(try LocalFiles.list(directory))
         var attached = 0
-        var after: JSON = .null
+        var list = SermonList.Params()
+        list.includeArchived = true
+        list.limit = 1000
         repeat {
-            let page = try session.call("sermon.list", ["includeArchived": true, "limit": 1000, "after": after])
-            for s in page["items"]?.arrayValue ?? [] {
-                guard let id = s["id"]?.stringValue, let name = s["audio"]?["fileName"]?.stringValue, files.contains(name),
-                      s["audio"]?["localAvailable"] != true
+            let page = Page(lenient: try session.call(SermonList.self, list))
+            for s in page.items {
+                let sermon = LenientRecord<Sermon>(s)
+                guard let id = sermon.id, let name = sermon.nested(\.audio)?.fileName, files.contains(name),
+                      LenientRecord<SermonDetail.AudioState>(sermon.json(at: \.audio)).localAvailable != true
                 else { continue }
-                _ = try session.call("audio.import", ["sermonId": .string(id), "path": .string("\(directory)/\(name)")])
+                _ = try session.call(AudioImport.self, .init(sermonId: id, path: "\(directory)/\(name)"))
                 attached += 1
             }
-            after = page["next"] ?? .null
-        } while !after.isNull
+            list.after = page.next.map { .some($0) }
+        } while list.after != nil
         return attached
     }
 }

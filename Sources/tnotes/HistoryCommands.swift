@@ -5,14 +5,14 @@ import TNotesCore
 
 /// The collections a record id may belong to, in the order the CLI looks for its history.
 enum HistoryLookup {
-    static let collections = ["sermons", "notes", "transcripts", "summaries"]
+    static let collections: [RecordCollection] = [.sermons, .notes, .transcripts, .summaries]
 
     /// The record's collection and its held versions, newest first (nil when this device holds none).
     static func find(_ session: Session, id: String) throws -> (collection: String, items: [JSON])? {
         for c in collections {
-            let items = try session.call("history.list", ["collection": .string(c), "id": .string(id), "limit": 1000])["items"]?
-                .arrayValue ?? []
-            if !items.isEmpty { return (c, items) }
+            let result = try session.call(HistoryList.self, .init(collection: c, id: id, limit: 1000))
+            let items = LenientRecord<HistoryList.Result>(result).json(at: \.items)?.arrayValue ?? []
+            if !items.isEmpty { return (c.rawValue, items) }
         }
         return nil
     }
@@ -65,12 +65,12 @@ struct RestoreCommand: ParsableCommand {
     func run() throws {
         let session = Session(global)
         guard let found = try HistoryLookup.find(session, id: id),
-              let item = found.items.first(where: { $0["updatedAt"]?.stringValue == at }),
-              let deviceId = item["deviceId"]?.stringValue
+              let collection = RecordCollection(rawValue: found.collection),
+              let item = found.items.lazy.map({ LenientRecord<HistoryVersion>($0) }).first(where: { $0.updatedAt == at }),
+              let deviceId = item.deviceId
         else { throw Failure.notFound("no version of \(id) at \(at) in this device's history (see `tnotes history \(id)`)") }
-        try session.run("history.restore", ["collection": .string(found.collection), "id": .string(id), "updatedAt": .string(at),
-                                            "deviceId": .string(deviceId)]) { r in
-            "restored \(found.collection.dropLast()) \(id) to its version of \(at) (now \(r["updatedAt"]?.stringValue ?? "?"))"
+        try session.run(HistoryRestore.self, .init(collection: collection, id: id, updatedAt: at, deviceId: deviceId)) { r in
+            "restored \(found.collection.dropLast()) \(id) to its version of \(at) (now \(LenientRecord<RecordGist>(r).updatedAt ?? "?"))"
         }
     }
 }

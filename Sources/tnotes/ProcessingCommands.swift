@@ -26,18 +26,19 @@ struct TranscribeCommand: ParsableCommand {
 
     func run() throws {
         let session = Session(global)
-        let result = try session.call("transcript.generate", ["sermonId": .string(sermonId)])
-        guard let jobId = result["jobId"]?.stringValue else { throw Failure.message("the daemon answered no job id") }
+        let result = try session.call(TranscriptGenerate.self, SermonIdParams(sermonId: sermonId))
+        guard let jobId = LenientRecord<QueuedJob>(result).jobId else { throw Failure.message("the daemon answered no job id") }
         guard wait else {
             Output.line(global.json ? result.text : "queued transcription job \(jobId)")
             return
         }
-        let job = try JobWaiter(session: session, jobId: jobId, label: "transcribing").wait()
+        let job = LenientRecord<Job>(try JobWaiter(session: session, jobId: jobId, label: "transcribing").wait())
+        let sermon = try session.call(SermonGet.self, IdParams(id: sermonId))
         if global.json {
-            Output.line(try session.call("sermon.get", ["id": .string(sermonId)])["transcript"]?.text ?? "null")
+            Output.line(LenientRecord<SermonDetail>(sermon).json(at: \.transcript)?.text ?? "null")
         } else {
-            let t = try session.call("sermon.get", ["id": .string(sermonId)])["transcript"]
-            Output.line("transcribed (\(t?["segments"]?.arrayValue?.count ?? 0) segments, job \(job["id"]?.stringValue ?? jobId))")
+            let segments = SermonDetail(lenient: sermon).transcript?.list(\.segments)?.count ?? 0
+            Output.line("transcribed (\(segments) segments, job \(job.id ?? jobId))")
         }
     }
 }
@@ -67,15 +68,17 @@ struct SummarizeCommand: ParsableCommand {
 
     func run() throws {
         let session = Session(global)
-        let result = try session.call("summary.generate", ["sermonId": .string(sermonId), "type": .string(type)])
-        guard let jobId = result["jobId"]?.stringValue else { throw Failure.message("the daemon answered no job id") }
+        let result = try session.call(SummaryGenerate.self, .init(sermonId: sermonId, type: Summary.Kind(rawValue: type) ?? .bullet))
+        guard let jobId = LenientRecord<QueuedJob>(result).jobId else { throw Failure.message("the daemon answered no job id") }
         if noWait {
             Output.line(global.json ? result.text : "queued summary job \(jobId)")
             return
         }
         _ = try JobWaiter(session: session, jobId: jobId, label: "summarising").wait()
-        let summary = try session.call("sermon.get", ["id": .string(sermonId)])["summary"] ?? .null
-        Output.line(global.json ? summary.text : "\(summary["title"]?.stringValue ?? "")\n\n\(summary["text"]?.stringValue ?? "")")
+        let sermon = try session.call(SermonGet.self, IdParams(id: sermonId))
+        let summary = SermonDetail(lenient: sermon).summary
+        Output.line(global.json ? (LenientRecord<SermonDetail>(sermon).json(at: \.summary) ?? .null).text
+                                : "\(summary?.title ?? "")\n\n\(summary?.text ?? "")")
     }
 }
 
@@ -100,16 +103,16 @@ struct AskCommand: ParsableCommand {
 
     func run() throws {
         let session = Session(global)
-        let result = try session.call("chat.ask", ["sermonId": .string(sermonId), "question": .string(words.joined(separator: " "))])
-        guard let jobId = result["jobId"]?.stringValue else { throw Failure.message("the daemon answered no job id") }
+        let result = try session.call(ChatAsk.self, .init(sermonId: sermonId, question: words.joined(separator: " ")))
+        guard let jobId = LenientRecord<QueuedJob>(result).jobId else { throw Failure.message("the daemon answered no job id") }
         _ = try JobWaiter(session: session, jobId: jobId, label: "thinking").wait()
         // The daemon derives the answer's id from the job's, so exactly this job's answer is shown.
         let answerId = Identifier.derived(from: jobId, kind: "answer")
-        let messages = try session.call("chat.list", ["sermonId": .string(sermonId)]).arrayValue ?? []
-        guard let answer = messages.first(where: { $0["id"]?.stringValue == answerId }) else {
+        let messages = try session.call(ChatList.self, SermonIdParams(sermonId: sermonId)).arrayValue ?? []
+        guard let answer = messages.first(where: { LenientRecord<ChatMessage>($0).id == answerId }) else {
             throw Failure.message("the answer is missing from the chat")
         }
-        Output.line(global.json ? answer.text : answer["content"]?.stringValue ?? "")
+        Output.line(global.json ? answer.text : LenientRecord<ChatMessage>(answer).content ?? "")
     }
 }
 
@@ -138,8 +141,9 @@ struct JobsCommand: ParsableCommand {
         }
 
         func run() throws {
-            let params: JSON = state.map { ["state": .string($0)] } ?? [:]
-            try Session(global).run("jobs.list", params) { Render.jobs($0) }
+            var params = JobsList.Params()
+            params.state = state
+            try Session(global).run(JobsList.self, params) { Render.jobs($0) }
         }
     }
 
@@ -149,7 +153,7 @@ struct JobsCommand: ParsableCommand {
         @Argument(help: ArgumentHelp("The job's id.", valueName: "job-id"), transform: Values.id) var id: String
 
         func run() throws {
-            try Session(global).run("jobs.retry", ["id": .string(id)]) { r in "queued again: \(Render.job(r))" }
+            try Session(global).run(JobsRetry.self, IdParams(id: id)) { r in "queued again: \(Render.job(r))" }
         }
     }
 }
@@ -162,28 +166,30 @@ struct JobWaiter {
 
     /// The finished job; throws when it failed.
     func wait() throws -> JSON {
-        _ = try session.call("events.subscribe", ["topics": ["job.changed"]])
+        _ = try session.call(EventsSubscribe.self, .init(topics: [.jobChanged]))
         let progress = ProgressLine(enabled: !session.json)
         defer { progress.clear() }
         // Asked after subscribing, so a finish between the two is not missed.
-        var job = try session.call("jobs.get", ["id": .string(jobId)])
+        var json = try session.call(JobsGet.self, IdParams(id: jobId))
         while true {
-            switch job["state"]?.stringValue {
-            case "done": return job
+            let job = LenientRecord<Job>(json)
+            switch job.state {
+            case "done": return json
             case "failed":
-                throw Failure.message("job \(jobId) failed: \(job["lastError"]?.stringValue ?? "no reason given")")
+                throw Failure.message("job \(jobId) failed: \(job.lastError ?? "no reason given")")
             case "running":
-                progress.show(ProgressText.job(label: label, progress: job["progress"]))
+                progress.show(ProgressText.job(label: label, progress: job.json(at: \.progress)))
             default:
                 progress.show("\(label): queued")
             }
-            let event = try session.nextNotification()
-            guard event["params"]?["id"]?.stringValue == jobId else { continue }
-            if let state = event["params"]?["state"]?.stringValue, state == "running", event["params"]?["kind"] == nil {
-                // A progress event carries only id, state and progress.
-                job = ["id": .string(jobId), "state": "running", "progress": event["params"]?["progress"] ?? .null]
+            let params = LenientRecord<RPCNotification>(try session.nextNotification()).json(at: \.params)
+            let event = LenientRecord<JobChangedEvent>(params)
+            guard event.id == jobId else { continue }
+            if event.state == "running", event.kind == nil {
+                // A progress event carries only id, state and progress: it is the job's state as it is.
+                json = params ?? .null
             } else {
-                job = try session.call("jobs.get", ["id": .string(jobId)])
+                json = try session.call(JobsGet.self, IdParams(id: jobId))
             }
         }
     }

@@ -24,15 +24,13 @@ struct PublishCommand: ParsableCommand {
     @Option(name: .long, help: "The readable part of the address (first publish only).") var slug: String?
 
     func run() throws {
-        var parts: [JSON] = []
-        if !noNotes { parts.append("notes") }
-        if !noSummary { parts.append("summary") }
-        if transcript { parts.append("transcript") }
+        var parts: [Publication.Part] = []
+        if !noNotes { parts.append(.notes) }
+        if !noSummary { parts.append(.summary) }
+        if transcript { parts.append(.transcript) }
         if parts.isEmpty { throw ValidationError("nothing to publish: keep the notes or the summary, or add --transcript") }
-        var params: JSONObject = ["id": .string(sermonId), "parts": .array(parts)]
-        if let slug { params["slug"] = .string(slug) }
         let session = Session(global)
-        _ = try session.call("sermon.publish", .object(params))
+        _ = try session.call(SermonPublish.self, .init(id: sermonId, parts: parts, slug: slug))
         try PublicationOutput.print(session: session, sermonId: sermonId, verb: "published")
     }
 }
@@ -51,7 +49,7 @@ struct UnpublishCommand: ParsableCommand {
 
     func run() throws {
         let session = Session(global)
-        _ = try session.call("sermon.unpublish", ["id": .string(sermonId)])
+        _ = try session.call(SermonUnpublish.self, IdParams(id: sermonId))
         try PublicationOutput.print(session: session, sermonId: sermonId, verb: "unpublished")
     }
 }
@@ -59,18 +57,20 @@ struct UnpublishCommand: ParsableCommand {
 enum PublicationOutput {
     /// Syncs at once when sync is on (so the address is known), then prints the publication.
     static func print(session: Session, sermonId: String, verb: String) throws {
-        if (try? session.call("sync.status"))?["state"]?.stringValue != "disabled" {
-            _ = try? session.call("sync.now", ["wait": true])
+        if let status = try? session.call(SyncStatusMethod.self, NoParams()), LenientRecord<SyncStatus>(status).state != "disabled" {
+            _ = try? session.call(SyncNow.self, .init(wait: true))
         }
-        let publication = try session.call("sermon.get", ["id": .string(sermonId)])["publication"] ?? .null
-        if session.json { Output.line(publication.text); return }
-        let state = publication["state"]?.stringValue ?? "pending"
+        let sermon = try session.call(SermonGet.self, IdParams(id: sermonId))
+        let json = LenientRecord<SermonDetail>(sermon).json(at: \.publication) ?? .null
+        if session.json { Output.line(json.text); return }
+        let publication = LenientRecord<PublicationView>(json)
+        let state = publication.state ?? "pending"
         if state == "pending" {
             Output.line("\(verb) (queued: the page follows when the daemon next syncs)")
-        } else if let url = publication["url"]?.stringValue {
+        } else if let url = publication.url {
             Output.line(url)
         } else {
-            Output.line("\(verb): \(publication["publicId"]?.stringValue ?? "")")
+            Output.line("\(verb): \(publication.publicId ?? "")")
         }
     }
 }

@@ -44,10 +44,9 @@ struct NoteCommand: ParsableCommand {
                 ? try Editor.edit("", help: ["The note\(at.map { " at \(ClockTime.format($0))" } ?? ""). Lines starting with # are ignored;",
                                              "an empty note adds nothing."])
                 : text.joined(separator: " ")
-            var p: JSONObject = ["sermonId": .string(sermonId), "text": .string(body)]
-            if let at { p["timestamp"] = Values.number(at) }
-            try Session(global).run("note.add", .object(p)) { r in
-                "added note \(r["id"]?.stringValue ?? "?") at \(ClockTime.format(r["timestamp"]?.doubleValue ?? at ?? 0))"
+            try Session(global).run(NoteAdd.self, .init(sermonId: sermonId, text: body, timestamp: at)) { r in
+                let note = LenientRecord<Note>(r)
+                return "added note \(note.id ?? "?") at \(ClockTime.format(note.timestamp ?? at ?? 0))"
             }
         }
     }
@@ -79,20 +78,19 @@ struct NoteCommand: ParsableCommand {
 
         func run() throws {
             let session = Session(global)
-            var p: JSONObject = ["id": .string(noteId)]
-            if let at { p["timestamp"] = Values.number(at) }
-            if !text.isEmpty { p["text"] = .string(text.joined(separator: " ")) }
+            var p = NoteUpdate.Params(id: noteId, text: text.isEmpty ? nil : text.joined(separator: " "), timestamp: at)
             if at == nil && text.isEmpty {
                 // The current text, in the editor.
-                let current = try session.call("note.get", ["id": .string(noteId)])
-                let before = current["text"]?.stringValue ?? ""
-                let after = try Editor.edit(before, help: ["Note \(noteId) at \(ClockTime.format(current["timestamp"]?.doubleValue ?? 0)).",
+                let current = LenientRecord<Note>(try session.call(NoteGet.self, IdParams(id: noteId)))
+                let before = current.text ?? ""
+                let after = try Editor.edit(before, help: ["Note \(noteId) at \(ClockTime.format(current.timestamp ?? 0)).",
                                                            "Lines starting with # are ignored; an empty note changes nothing."])
                 if after == before { Output.error("unchanged"); return }
-                p["text"] = .string(after)
+                p.text = after
             }
-            try session.run("note.update", .object(p)) { r in
-                "updated note \(r["id"]?.stringValue ?? noteId) at \(ClockTime.format(r["timestamp"]?.doubleValue ?? 0))"
+            try session.run(NoteUpdate.self, p) { r in
+                let note = LenientRecord<Note>(r)
+                return "updated note \(note.id ?? noteId) at \(ClockTime.format(note.timestamp ?? 0))"
             }
         }
     }
@@ -109,8 +107,8 @@ struct NoteCommand: ParsableCommand {
         @Argument(help: ArgumentHelp("The note's id.", valueName: "note-id"), transform: Values.id) var noteId: String
 
         func run() throws {
-            try Session(global).run("note.delete", ["id": .string(noteId)]) { r in
-                "deleted note \(r["id"]?.stringValue ?? noteId)"
+            try Session(global).run(NoteDelete.self, IdParams(id: noteId)) { r in
+                "deleted note \(LenientRecord<Note>(r).id ?? noteId)"
             }
         }
     }
@@ -159,29 +157,39 @@ struct TranscriptCommand: ParsableCommand {
 
         func run() throws {
             let content = try readFileOption(file)
-            var p: JSONObject = ["sermonId": .string(sermonId)]
+            // The params as JSON: a JSON file's segments and status go to the daemon as they are, so that one
+            // it refuses is refused with the daemon's reason, naming the field.
+            var p = TranscriptSet.Params()
+            p.sermonId = sermonId
+            var params = JSONObject()
             if content.drop(while: \.isWhitespace).first == "{" {
                 guard let doc = try? JSON.parse(content), case .object(let o) = doc else {
                     throw Failure.usage("--file \(file): starts with '{' but is not a JSON object")
                 }
-                guard let text = o["text"], text.stringValue != nil else {
+                let given = LenientRecord<TranscriptSet.Params>(object: o)
+                guard let text = given.text else {
                     throw Failure.usage("--file \(file): a JSON transcript needs a string \"text\"")
                 }
-                for key in o.keys where !["text", "segments", "status"].contains(key) {
+                let known = [\TranscriptSet.Params.text, \.segments, \.status].map { TranscriptSet.Params.name($0) }
+                for key in o.keys where !known.contains(key) {
                     throw Failure.usage("--file \(file): unknown key \"\(key)\" (expected text, segments, status)")
                 }
-                p["text"] = text
-                if let segments = o["segments"], !segments.isNull { p["segments"] = segments }
-                if let s = o["status"], !s.isNull { p["status"] = s }
+                p.text = text
+                params = p.record
+                for keyPath in [\TranscriptSet.Params.segments, \.status] {
+                    if let v = given.json(at: keyPath), !v.isNull { params[TranscriptSet.Params.name(keyPath)] = v }
+                }
             } else {
                 var text = content
                 while text.hasSuffix("\n") { text.removeLast() }
-                p["text"] = .string(text)
+                p.text = text
+                params = p.record
             }
-            if let status { p["status"] = .string(status.rawValue) }
-            try Session(global).run("transcript.set", .object(p)) { r in
-                let n = r["segments"]?.arrayValue?.count ?? 0
-                return "set transcript of sermon \(sermonId) (\(r["text"]?.stringValue?.count ?? 0) characters, \(n) segment\(n == 1 ? "" : "s"))"
+            if let status { params[TranscriptSet.Params.name(\.status)] = .string(status.rawValue) }
+            try Session(global).run(TranscriptSet.name, .object(params)) { r in
+                let t = LenientRecord<Transcript>(r)
+                let n = t.list(\.segments)?.count ?? 0
+                return "set transcript of sermon \(sermonId) (\(t.text?.count ?? 0) characters, \(n) segment\(n == 1 ? "" : "s"))"
             }
         }
     }
@@ -226,16 +234,20 @@ struct SummaryCommand: ParsableCommand {
             if let file {
                 text = try readFileOption(file)
             } else {
-                let current = try Session(global).call("sermon.get", ["id": .string(sermonId)])["summary"]?["text"]?.stringValue ?? ""
+                let current = SermonDetail(lenient: try Session(global).call(SermonGet.self, IdParams(id: sermonId))).summary?.text ?? ""
                 text = try Editor.edit(current, help: ["The \(type.rawValue) summary \"\(title)\". Lines starting with # are ignored;",
                                                        "an empty summary changes nothing."])
             }
             while text.hasSuffix("\n") { text.removeLast() }
-            var p: JSONObject = ["sermonId": .string(sermonId), "type": .string(type.rawValue), "title": .string(title),
-                                     "text": .string(text)]
-            if let status { p["status"] = .string(status.rawValue) }
-            try Session(global).run("summary.set", .object(p)) { r in
-                "set \(r["type"]?.stringValue ?? type.rawValue) summary of sermon \(sermonId): \(r["title"]?.stringValue ?? title)"
+            var p = SummarySet.Params()
+            p.sermonId = sermonId
+            p.type = Summary.Kind(rawValue: type.rawValue) ?? .bullet
+            p.title = title
+            p.text = text
+            p.status = status.flatMap { TNotesCore.ProcessingStatus(rawValue: $0.rawValue) }
+            try Session(global).run(SummarySet.self, p) { r in
+                let summary = LenientRecord<Summary>(r)
+                return "set \(summary.type?.rawValue ?? type.rawValue) summary of sermon \(sermonId): \(summary.title ?? title)"
             }
         }
     }
@@ -255,7 +267,7 @@ struct AudioCommand: ParsableCommand {
     struct Sources: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The sound server's sources (`*`: the default).")
         @OptionGroup var global: GlobalOptions
-        func run() throws { try Session(global).run("audio.sources") { RecordingText.sources($0) } }
+        func run() throws { try Session(global).run(AudioSources.self, NoParams()) { RecordingText.sources($0) } }
     }
 
     struct Import: ParsableCommand {
@@ -274,8 +286,8 @@ struct AudioCommand: ParsableCommand {
 
         func run() throws {
             let absolute = SocketPath.absolute(path)
-            try Session(global).run("audio.import", ["sermonId": .string(sermonId), "path": .string(absolute)]) { r in
-                "imported audio for sermon \(sermonId): \(Render.audio(r["audio"]))"
+            try Session(global).run(AudioImport.self, .init(sermonId: sermonId, path: absolute)) { r in
+                "imported audio for sermon \(sermonId): \(Render.audio(LenientRecord<Sermon>(r).json(at: \.audio)))"
             }
         }
     }

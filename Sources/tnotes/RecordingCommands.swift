@@ -37,24 +37,25 @@ struct RecordCommand: ParsableCommand {
                                                 valueName: "name")) var source: String?
 
         func run() throws {
-            var p: JSONObject = [:]
-            if let title { p["title"] = .string(title) }
-            if let speaker { p["speaker"] = .string(speaker) }
-            if let sermon { p["sermonId"] = .string(sermon) }
-            if let source { p["source"] = .string(source) }
+            var p = RecordingStart.Params()
+            p.title = title
+            p.speaker = speaker.map { .some($0) }
+            p.sermonId = sermon
+            p.source = source
             // On a terminal (and not --json): the full-screen view; otherwise start and return.
             guard !global.json, isatty(0) == 1, isatty(1) == 1 else {
-                try Session(global).run("recording.start", .object(p)) { r in
+                try Session(global).run(RecordingStart.self, p) { r in
                     RecordingText.status(r) + "\nstop with: tnotes record stop"
                 }
                 return
             }
-            let started = try Session(global).call("recording.start", .object(p))
+            let started = try Session(global).call(RecordingStart.self, p)
+            let sermonId = LenientRecord<RecordingStatus>(started).sermonId ?? "-"
             let status = try RecordingView.run(global: global, started: started, title: title ?? "Recording")
             if status == 0 {
-                Output.line("stopped; sermon \(started["sermonId"]?.stringValue ?? "-")")
+                Output.line("stopped; sermon \(sermonId)")
             } else {
-                Output.line("still recording (sermon \(started["sermonId"]?.stringValue ?? "-")); stop with: tnotes record stop")
+                Output.line("still recording (sermon \(sermonId)); stop with: tnotes record stop")
                 throw ExitCode(status)
             }
         }
@@ -63,24 +64,24 @@ struct RecordCommand: ParsableCommand {
     struct Stop: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Stop, attach the audio and queue its transcription.")
         @OptionGroup var global: GlobalOptions
-        func run() throws { try Session(global).run("recording.stop") { RecordingText.status($0) } }
+        func run() throws { try Session(global).run(RecordingStop.self, NoParams()) { RecordingText.status($0) } }
     }
 
     struct Pause: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Pause (the recording's clock stops).")
         @OptionGroup var global: GlobalOptions
-        func run() throws { try Session(global).run("recording.pause") { RecordingText.status($0) } }
+        func run() throws { try Session(global).run(RecordingPause.self, NoParams()) { RecordingText.status($0) } }
     }
 
     struct Resume: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Resume a paused recording.")
         @OptionGroup var global: GlobalOptions
-        func run() throws { try Session(global).run("recording.resume") { RecordingText.status($0) } }
+        func run() throws { try Session(global).run(RecordingResume.self, NoParams()) { RecordingText.status($0) } }
     }
 
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show the recording, if any.")
         @OptionGroup var global: GlobalOptions
-        func run() throws { try Session(global).run("recording.status") { RecordingText.status($0) } }
+        func run() throws { try Session(global).run(RecordingStatusMethod.self, NoParams()) { RecordingText.status($0) } }
     }
 }

@@ -29,7 +29,7 @@ struct RecordingView {
         var view = RecordingView(commands: Session(global), events: Session(global))
         view.screen.title = title
         view.apply(status: started)
-        _ = try view.events.call("events.subscribe", ["topics": ["recording.state", "recording.level", "transcript.partial"]])
+        _ = try view.events.call(EventsSubscribe.self, .init(topics: [.recordingState, .recordingLevel, .transcriptPartial]))
         let terminal = Terminal()
         terminal.enter()
         defer { terminal.leave() }
@@ -51,7 +51,7 @@ struct RecordingView {
                 if try handle(key) {
                     screen.state = "stopping"
                     terminal.draw(screen.lines(width: size.width, height: size.height, style: Style(enabled: true)))
-                    let stopped = try commands.call("recording.stop")
+                    let stopped = try commands.call(RecordingStop.self, NoParams())
                     apply(status: stopped)
                     stopping = true
                     break
@@ -67,7 +67,7 @@ struct RecordingView {
         case .text(let t):
             if screen.noteLine.isEmpty && t == "q" { return true }
             if screen.noteLine.isEmpty && t == "p" {
-                let r = try? commands.call(screen.state == "paused" ? "recording.resume" : "recording.pause")
+                let r = try? commands.call(screen.state == "paused" ? RecordingResume.name : RecordingPause.name)
                 if let r { apply(status: r) }
                 return false
             }
@@ -80,9 +80,9 @@ struct RecordingView {
             let text = screen.noteLine
             guard !text.allSatisfy(\.isWhitespace) else { return false }
             do {
-                let note = try commands.call("note.add", ["sermonId": .string(screen.sermonId), "text": .string(text)])
+                let note = LenientRecord<Note>(try commands.call(NoteAdd.self, .init(sermonId: screen.sermonId, text: text)))
                 screen.notesAdded += 1
-                screen.lastNote = "\(ClockTime.format(note["timestamp"]?.doubleValue ?? 0)) \(text)"
+                screen.lastNote = "\(ClockTime.format(note.timestamp ?? 0)) \(text)"
                 screen.message = nil
                 screen.noteLine = ""
             } catch {
@@ -97,28 +97,30 @@ struct RecordingView {
         while true {
             let message: JSON
             do { message = try c.nextNotification(timeout: 0.001) } catch ConnectionError.timedOut { return }
-            guard let e = message["params"] else { continue }
-            switch e["topic"]?.stringValue {
-            case "recording.level":
-                screen.level = e["level"]?.doubleValue ?? screen.level
-                screen.elapsed = e["elapsed"]?.doubleValue ?? screen.elapsed
-            case "recording.state":
+            guard let e = LenientRecord<RPCNotification>(message).json(at: \.params) else { continue }
+            switch LenientRecord<EventHead>(e).topic.flatMap(EventTopic.init(rawValue:)) {
+            case .recordingLevel?:
+                let level = LenientRecord<RecordingLevel>(e)
+                screen.level = level.level ?? screen.level
+                screen.elapsed = level.elapsed ?? screen.elapsed
+            case .recordingState?:
                 apply(status: e)
-            case "transcript.partial":
-                screen.transcript += (e["segments"]?.arrayValue ?? []).compactMap { $0["text"]?.stringValue }
+            case .transcriptPartial?:
+                screen.transcript += (LenientRecord<TranscriptPartial>(e).list(\.segments) ?? []).compactMap(\.text)
                 screen.transcript = Array(screen.transcript.suffix(200))
             default: break
             }
         }
     }
 
-    private mutating func apply(status r: JSON) {
-        if let s = r["state"]?.stringValue { screen.state = s }
-        if let id = r["sermonId"]?.stringValue { screen.sermonId = id }
-        if let e = r["elapsed"]?.doubleValue { screen.elapsed = e }
-        if let l = r["level"]?.doubleValue { screen.level = l }
-        if let b = r["bytes"]?.int64Value { screen.bytes = b }
-        if r["state"]?.stringValue == "stopped", let m = r["message"]?.stringValue, r["reason"]?.stringValue != "requested" {
+    private mutating func apply(status json: JSON) {
+        let r = LenientRecord<RecordingStatus>(json)
+        if let s = r.state { screen.state = s }
+        if let id = r.sermonId { screen.sermonId = id }
+        if let e = r.elapsed { screen.elapsed = e }
+        if let l = r.level { screen.level = l }
+        if let b = r.bytes { screen.bytes = b }
+        if r.state == "stopped", let m = r.message, r.reason != "requested" {
             screen.message = m
         }
     }

@@ -39,28 +39,31 @@ struct SearchCommand: ParsableCommand {
         let session = Session(global)
         if let ref {
             let (book, chapter, verse) = try Self.passage(ref)
-            var params: JSONObject = ["book": .string(book)]
-            if let chapter { params["chapter"] = .int(Int64(chapter)) }
-            if let verse { params["verse"] = .int(Int64(verse)) }
-            let r = try session.call("search.byReference", .object(params))
+            let r = try session.call(SearchByReference.self, .init(book: book, chapter: chapter.map(Int64.init), verse: verse.map(Int64.init)))
             if session.json { Output.line(r.text); return }
             // Each hit's sermon title, read as before from sermon.get (one that cannot be read shows empty).
             var titles: [String: String] = [:]
-            for i in r["items"]?.arrayValue ?? [] {
-                let sid = i["sermonId"]?.stringValue ?? "?"
-                if let title = (try? session.call("sermon.get", ["id": .string(sid)])["title"]?.stringValue) ?? nil { titles[sid] = title }
+            for i in LenientRecord<SearchPage>(r).list(\.items) ?? [] {
+                let sid = i.sermonId ?? "?"
+                if let sermon = try? session.call(SermonGet.self, IdParams(id: sid)), let title = LenientRecord<Sermon>(sermon).title {
+                    titles[sid] = title
+                }
             }
             Output.line(Render.referenceHits(r, ref: ref, titles: titles))
             return
         }
-        var params: JSONObject = ["q": .string(words.joined(separator: " ")), "limit": .int(Int64(limit))]
-        if let kinds { params["kinds"] = .array(kinds.split(separator: ",").map { .string(String($0).trimmingWhitespace) }) }
-        if let speaker { params["speaker"] = .string(speaker) }
-        if let from { params["from"] = .string(from) }
+        // Sent as the user wrote them: an unknown kind is the daemon's error, naming the param.
+        var params: JSONObject = SearchQuery.Params(q: words.joined(separator: " ")).record
+        params[SearchQuery.Params.name(\.limit)] = .int(Int64(limit))
+        if let kinds { params[SearchQuery.Params.name(\.kinds)] = .array(kinds.split(separator: ",").map { .string(String($0).trimmingWhitespace) }) }
+        if let speaker { params[SearchQuery.Params.name(\.speaker)] = .string(speaker) }
+        if let from { params[SearchQuery.Params.name(\.from)] = .string(from) }
         // A day given as --to means the whole of that day.
-        if let to { params["to"] = .string(to.hasSuffix("T00:00:00.000Z") ? to.replacingSuffix("T00:00:00.000Z", "T23:59:59.999Z") : to) }
+        if let to {
+            params[SearchQuery.Params.name(\.to)] = .string(to.hasSuffix("T00:00:00.000Z") ? to.replacingSuffix("T00:00:00.000Z", "T23:59:59.999Z") : to)
+        }
         let bold = Style.stdout.enabled
-        try session.run("search.query", .object(params)) { Render.searchHits($0, bold: bold) }
+        try session.run(SearchQuery.name, .object(params)) { Render.searchHits($0, bold: bold) }
     }
 
     /// "Romans 8:28" → ("Romans", 8, 28); "1 Cor 13" → ("1 Cor", 13, nil); "Jude" → ("Jude", nil, nil).
@@ -95,10 +98,10 @@ struct RefsCommand: ParsableCommand {
 
     func run() throws {
         let session = Session(global)
-        let refs = try session.call("sermon.get", ["id": .string(sermonId)])["scriptureRefs"]?.arrayValue ?? []
+        let refs = SermonDetail(lenient: try session.call(SermonGet.self, IdParams(id: sermonId))).scriptureRefs
         var passages: [JSON] = []
         if text {
-            for r in refs { passages.append(try session.call("scripture.text", ["ref": .string(Render.scriptureRef(r)), "translation": .string(translation)])) }
+            for r in refs { passages.append(try session.call(ScriptureText.self, .init(ref: Render.scriptureRef(r), translation: translation))) }
         }
         if global.json {
             Output.line((text ? JSON.array(passages) : JSON.array(refs)).text)
@@ -129,7 +132,7 @@ struct VerseCommand: ParsableCommand {
     }
 
     func run() throws {
-        try Session(global).run("scripture.text", ["ref": .string(words.joined(separator: " ")), "translation": .string(translation)]) { r in
+        try Session(global).run(ScriptureText.self, .init(ref: words.joined(separator: " "), translation: translation)) { r in
             Render.passage(r)
         }
     }

@@ -37,12 +37,14 @@ struct SermonCommand: ParsableCommand {
         }
 
         func run() throws {
-            var p: JSONObject = ["title": .string(title)]
-            if let speaker { p["speaker"] = speaker.isEmpty ? .null : .string(speaker) }
-            if let serviceType { p["serviceType"] = .string(serviceType) }
-            if let date { p["date"] = .string(date) }
-            try Session(global).run("sermon.create", .object(p)) { r in
-                "created sermon \(r["id"]?.stringValue ?? "?") (\(r["title"]?.stringValue ?? ""), \(Format.date(r["date"]?.stringValue)))"
+            var p = SermonCreate.Params()
+            p.title = title
+            p.speaker = speaker.map { $0.isEmpty ? nil : $0 }
+            p.serviceType = serviceType
+            p.date = date
+            try Session(global).run(SermonCreate.self, p) { r in
+                let sermon = LenientRecord<Sermon>(r)
+                return "created sermon \(sermon.id ?? "?") (\(sermon.title ?? ""), \(Format.date(sermon.date)))"
             }
         }
     }
@@ -65,23 +67,21 @@ struct SermonCommand: ParsableCommand {
 
         func run() throws {
             let session = Session(global)
-            var params: JSONObject = [:]
-            if archived { params["includeArchived"] = true }
-            if deleted { params["includeDeleted"] = true }
+            var params = SermonList.Params()
+            if archived { params.includeArchived = true }
+            if deleted { params.includeDeleted = true }
             // Follow the pages: one list, as one sermon.list answer would be when everything fits.
-            var result = try session.call("sermon.list", .object(params))
-            var items = result["items"]?.arrayValue ?? []
-            while let next = result["next"]?.stringValue {
-                var p = params
-                p["after"] = .string(next)
-                result = try session.call("sermon.list", .object(p))
-                items += result["items"]?.arrayValue ?? []
+            var page = Page(lenient: try session.call(SermonList.self, params))
+            var items = page.items
+            while let next = page.next {
+                params.after = next
+                page = Page(lenient: try session.call(SermonList.self, params))
+                items += page.items
             }
             if session.json {
-                var whole = result.objectValue ?? [:]
-                whole["items"] = .array(items)
-                whole["next"] = .null
-                Output.line(JSON.object(whole).text)
+                page.items = items
+                page.next = nil
+                Output.line(page.fieldJSON.text)
                 return
             }
             if items.isEmpty {
@@ -91,9 +91,10 @@ struct SermonCommand: ParsableCommand {
             // sermon.list leaves the children out; count the live notes per sermon.
             var counts = [String]()
             for s in items {
-                if s["deletedAt"]?.isNull == false { counts.append("-"); continue }
-                let full = try session.call("sermon.get", ["id": s["id"] ?? .null])
-                counts.append("\(full["notes"]?.arrayValue?.count ?? 0)")
+                let sermon = LenientRecord<Sermon>(s)
+                if sermon.json(at: \.deletedAt)?.isNull == false { counts.append("-"); continue }
+                let full = SermonDetail(lenient: try session.call(SermonGet.self, IdParams(id: sermon.id ?? "")))
+                counts.append("\(full.notes.count)")
             }
             Output.line(Render.sermonTable(items, noteCounts: counts, style: .stdout))
         }
@@ -111,7 +112,7 @@ struct SermonCommand: ParsableCommand {
         @Argument(help: "The sermon's id.", transform: Values.id) var id: String
 
         func run() throws {
-            try Session(global).run("sermon.get", ["id": .string(id)]) { Render.sermon($0, style: .stdout) }
+            try Session(global).run(SermonGet.self, IdParams(id: id)) { Render.sermon($0, style: .stdout) }
         }
     }
 
@@ -148,20 +149,21 @@ struct SermonCommand: ParsableCommand {
 
         func run() throws {
             let session = Session(global)
-            var p: JSONObject = ["id": .string(id)]
-            if let title { p["title"] = .string(title) }
+            var p = SermonUpdate.Params(id: id)
+            p.title = title
             if editTitle {
-                let current = try session.call("sermon.get", ["id": .string(id)])["title"]?.stringValue ?? ""
+                let current = LenientRecord<Sermon>(try session.call(SermonGet.self, IdParams(id: id))).title ?? ""
                 let edited = try Editor.edit(current, help: ["The sermon's title (one line). Lines starting with # are ignored."])
-                p["title"] = .string(edited.split(separator: "\n").joined(separator: " "))
+                p.title = edited.split(separator: "\n").joined(separator: " ")
             }
-            if let speaker { p["speaker"] = speaker.isEmpty ? .null : .string(speaker) }
-            if let serviceType { p["serviceType"] = .string(serviceType) }
-            if let date { p["date"] = .string(date) }
-            if archive { p["isArchived"] = true }
-            if unarchive { p["isArchived"] = false }
-            try session.run("sermon.update", .object(p)) { r in
-                "updated sermon \(r["id"]?.stringValue ?? id) (\(r["title"]?.stringValue ?? "")\(r["isArchived"]?.boolValue == true ? ", archived" : ""))"
+            p.speaker = speaker.map { $0.isEmpty ? nil : $0 }
+            p.serviceType = serviceType
+            p.date = date
+            if archive { p.isArchived = true }
+            if unarchive { p.isArchived = false }
+            try session.run(SermonUpdate.self, p) { r in
+                let sermon = LenientRecord<Sermon>(r)
+                return "updated sermon \(sermon.id ?? id) (\(sermon.title ?? "")\(sermon.isArchived == true ? ", archived" : ""))"
             }
         }
     }
@@ -180,8 +182,8 @@ struct SermonCommand: ParsableCommand {
         @Argument(help: "The sermon's id.", transform: Values.id) var id: String
 
         func run() throws {
-            try Session(global).run("sermon.delete", ["id": .string(id)]) { r in
-                "deleted sermon \(r["id"]?.stringValue ?? id)"
+            try Session(global).run(SermonDelete.self, IdParams(id: id)) { r in
+                "deleted sermon \(LenientRecord<Sermon>(r).id ?? id)"
             }
         }
     }

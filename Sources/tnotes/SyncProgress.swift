@@ -19,7 +19,7 @@ final class SyncProgress: @unchecked Sendable {
     init?(socketPath: String, enabled: Bool) {
         let line = ProgressLine(enabled: enabled)
         guard line.enabled, let c = try? RPCConnection(path: socketPath),
-              (try? c.call("events.subscribe", ["topics": ["sync.progress"]])) != nil
+              (try? c.call(EventsSubscribe.self, .init(topics: [.syncProgress]))) != nil
         else { return nil }
         connection = c
         self.line = line
@@ -38,7 +38,8 @@ final class SyncProgress: @unchecked Sendable {
     private func follow() {
         line.show("syncing…")
         while let event = try? connection.nextNotification() {
-            guard let p = event["params"], p["topic"] == "sync.progress" else { continue }
+            guard let p = LenientRecord<RPCNotification>(event).json(at: \.params),
+                  LenientRecord<EventHead>(p).topic == EventTopic.syncProgress.rawValue else { continue }
             line.show(ProgressText.sync(p))
         }
     }

@@ -20,7 +20,7 @@ struct StatusCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
-        try Session(global).run("daemon.status") { Render.daemonStatus($0, style: .stdout) }
+        try Session(global).run(DaemonStatusMethod.self, NoParams()) { Render.daemonStatus($0, style: .stdout) }
     }
 }
 
@@ -60,7 +60,7 @@ struct SyncCommand: ParsableCommand {
             progress?.start()
             let result: JSON
             do {
-                result = try session.call("sync.now", ["wait": .bool(!noWait)])
+                result = try session.call(SyncNow.self, .init(wait: !noWait))
                 progress?.stop()
             } catch {
                 progress?.stop()
@@ -86,8 +86,8 @@ struct SyncCommand: ParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() throws {
-            try Session(global).run("sync.confirm") { r in
-                if let n = r["deletes"]?.int64Value { return "confirmed: the pull may delete \(n) records; syncing" }
+            try Session(global).run(SyncConfirm.self, NoParams()) { r in
+                if let n = LenientRecord<SyncConfirm.Result>(r).deletes { return "confirmed: the pull may delete \(n) records; syncing" }
                 return "nothing was held; syncing"
             }
         }
@@ -104,7 +104,7 @@ struct SyncCommand: ParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() throws {
-            try Session(global).run("sync.status") { Render.syncStatus($0, style: .stdout) }
+            try Session(global).run(SyncStatusMethod.self, NoParams()) { Render.syncStatus($0, style: .stdout) }
         }
     }
 }
@@ -166,10 +166,11 @@ struct WatchCommand: ParsableCommand {
 
     func run() throws {
         let session = Session(global)
-        var params: JSONObject = [:]
-        if !topic.isEmpty { params["topics"] = .array(topic.map { .string($0) }) }
+        // The topics as the user wrote them: an unknown one is the daemon's error, naming the param.
+        var params = JSONObject()
+        if !topic.isEmpty { params[EventsSubscribe.Params.name(\.topics)] = .array(topic.map { .string($0) }) }
         do {
-            _ = try session.call("events.subscribe", .object(params))
+            _ = try session.call(EventsSubscribe.name, .object(params))
         } catch Failure.rpc(let e) where e.code == -32602 && (e.field ?? "").hasPrefix("topics") {
             throw Failure.usage("invalid value for --topic: \(e.reason ?? e.message)")
         }
@@ -185,7 +186,8 @@ struct WatchCommand: ParsableCommand {
         let style = Style.stdout
         while true {
             let message = try session.nextNotification()
-            guard message["method"]?.stringValue == "event", let event = message["params"] else { continue }
+            let notification = LenientRecord<RPCNotification>(message)
+            guard notification.method == RPCNotification.eventMethod, let event = notification.json(at: \.params) else { continue }
             Output.line(session.json ? event.text : Render.event(event, style: style, clock: Self.localClock()))
         }
     }

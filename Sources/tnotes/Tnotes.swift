@@ -79,6 +79,16 @@ final class Session {
         }
     }
 
+    /// Calls a typed method with its params.
+    func call<M: SocketMethod>(_ method: M.Type, _ params: M.Params) throws -> JSON {
+        try call(M.name, .object(params.record))
+    }
+
+    /// Calls a typed method and prints its result: as JSON with `--json`, else through `human`.
+    func run<M: SocketMethod>(_ method: M.Type, _ params: M.Params, human: (JSON) throws -> String) throws {
+        try run(M.name, .object(params.record), human: human)
+    }
+
     /// The next event notification on this connection.
     func nextNotification() throws -> JSON {
         let c = try connect()

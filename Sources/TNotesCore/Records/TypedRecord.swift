@@ -332,6 +332,11 @@ public struct LenientRecord<Record: RecordShape>: Sendable, Equatable {
         return LenientRecord<N>(v)
     }
 
+    /// An object field every such JSON has, read field by field (missing or not an object: without members).
+    public func nested<N: RecordShape>(_ keyPath: KeyPath<Record, N>) -> LenientRecord<N> {
+        LenientRecord<N>(json(at: keyPath))
+    }
+
     /// A list of objects, each read field by field: nil when it is missing or not an array; an element that
     /// is not an object reads as one without members.
     public func list<N: RecordShape>(_ keyPath: KeyPath<Record, [N]>) -> [LenientRecord<N>]? {
@@ -346,4 +351,37 @@ extension LenientRecord: FieldValue {
     /// Anything: what is not an object reads as an object without members.
     public static func decodeField(_ json: JSON) -> LenientRecord? { LenientRecord(json) }
     public var fieldJSON: JSON { .object(object) }
+}
+
+extension RecordField {
+    /// The schema of `Other`'s field at `source`. A key path that names no field is a programming error of
+    /// the caller (every caller's key path is a constant, seen by the first test that runs it).
+    private static func schema<Other: RecordShape>(of source: PartialKeyPath<Other>) -> RecordSchema.Field {
+        guard let field = Other.field(source) else { preconditionFailure("\(Other.self): \(source) is not a field") }
+        return field.schema
+    }
+
+    /// A required field that is `Other`'s field at `source`, under its name and of its type: a method's param
+    /// that is a record's field is declared by pointing at it, not by writing its name and type again.
+    public static func same<Other: RecordShape, V: FieldValue>(as other: Other.Type, _ source: KeyPath<Other, V>,
+                                                               _ keyPath: any WritableKeyPath<Record, V> & Sendable) -> RecordField {
+        let f = schema(of: source as PartialKeyPath<Other>)
+        return .required(f.name, f.type, keyPath)
+    }
+
+    /// A required field that is `Other`'s optional field at `source` (an event that always has what a status
+    /// may leave out).
+    public static func same<Other: RecordShape, V: FieldValue>(as other: Other.Type, _ source: KeyPath<Other, V?>,
+                                                               _ keyPath: any WritableKeyPath<Record, V> & Sendable) -> RecordField {
+        let f = schema(of: source as PartialKeyPath<Other>)
+        return .required(f.name, f.type, keyPath)
+    }
+
+    /// An optional field (absent stays absent) that is `Other`'s field at `source`; null is allowed where
+    /// `Other`'s field allows it.
+    public static func same<Other: RecordShape, V: FieldValue>(as other: Other.Type, _ source: KeyPath<Other, V>,
+                                                               optional keyPath: any WritableKeyPath<Record, V?> & Sendable) -> RecordField {
+        let f = schema(of: source as PartialKeyPath<Other>)
+        return .optional(f.name, f.type, keyPath, nullable: f.nullable)
+    }
 }
