@@ -141,8 +141,8 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "SystemPackage", package: "swift-system"),
-        ], exclude: ["openapi.json"], plugins: ["EmbedOpenAPI"]),
-        // Compiles TNotesServer's openapi.json into it (OpenAPIDocument.json): the file is the one copy, the
+        ], plugins: ["EmbedOpenAPI"]),
+        // Compiles docs/openapi.json into TNotesServer (OpenAPIDocument.json): the file is the one copy, the
         // binary carries the text (no resource bundle at run time: the Debian package's build is static).
         .plugin(name: "EmbedOpenAPI", capability: .buildTool(), dependencies: ["tnotes-embed-text"]),
         .executableTarget(name: "tnotes-embed-text"),

@@ -58,20 +58,20 @@ public enum RecordMerge {
                 out[key] = incomingWins ? i : c
             }
         }
-        out["id"] = current["id"] ?? incoming["id"]
-        out["updatedAt"] = .string(updatedAt)
+        out[field: \RecordHead.id] = current[field: \RecordHead.id] ?? incoming[field: \RecordHead.id]
+        out[field: \RecordHead.updatedAt] = .string(updatedAt)
         // Deletes: an edit concurrent with a delete keeps the record alive.
         let currentDeleted = current.deletedAt != nil, incomingDeleted = incoming.deletedAt != nil
         func edited(_ side: JSONObject) -> Bool { keys.contains { (side[$0] ?? .null) != (base[$0] ?? .null) } }
         switch (currentDeleted, incomingDeleted) {
         case (false, false):
-            out["deletedAt"] = .null
+            out[field: \RecordHead.deletedAt] = .null
         case (true, true):
-            out["deletedAt"] = .string(max(current.deletedAt!, incoming.deletedAt!))
+            out[field: \RecordHead.deletedAt] = .string(max(current.deletedAt!, incoming.deletedAt!))
         case (true, false):
-            out["deletedAt"] = edited(incoming) ? .null : current["deletedAt"]
+            out[field: \RecordHead.deletedAt] = edited(incoming) ? .null : current[field: \RecordHead.deletedAt]
         case (false, true):
-            out["deletedAt"] = edited(current) ? .null : incoming["deletedAt"]
+            out[field: \RecordHead.deletedAt] = edited(current) ? .null : incoming[field: \RecordHead.deletedAt]
         }
         return Outcome(record: out, conflicts: conflicts)
     }

@@ -21,10 +21,10 @@ public enum ValueBounds {
     static func limits(_ collection: RecordCollection) -> [(String, Limit)] {
         switch collection {
         case .sermons:
-            return [("title", .characters(maxLabelCharacters)), ("speaker", .characters(maxLabelCharacters)),
-                    ("serviceType", .characters(maxLabelCharacters))]
+            return [(Sermon.name(\.title), .characters(maxLabelCharacters)), (Sermon.name(\.speaker), .characters(maxLabelCharacters)),
+                    (Sermon.name(\.serviceType), .characters(maxLabelCharacters))]
         case .notes:
-            return [("timestamp", .seconds), ("text", .characters(maxNoteCharacters))]
+            return [(Note.name(\.timestamp), .seconds), (Note.name(\.text), .characters(maxNoteCharacters))]
         default:
             return []
         }

@@ -24,8 +24,8 @@ struct AudioMethods {
         defer { if transcribe { worker?.jobQueued() } }
         return try await store.write { s in
             var body = try RecordMethods.live(.sermons, sermonId, in: s).body
-            body["audio"] = ["fileName": .string(file.fileName), "sizeBytes": .int(file.sizeBytes), "sha256": .string(file.sha256)]
-            body["updatedAt"] = .string(s.stamp())
+            body[field: \Sermon.audio] = ["fileName": .string(file.fileName), "sizeBytes": .int(file.sizeBytes), "sha256": .string(file.sha256)]
+            body[field: \Sermon.updatedAt] = .string(s.stamp())
             let saved = try s.commitLocal(.sermons, record: body, op: .upsert)
             try s.setAudioFile(AudioFileState(sermonId: sermonId, path: file.path, sha256: file.sha256,
                                               sizeBytes: file.sizeBytes, localAvailable: true, uploaded: false))
@@ -65,7 +65,7 @@ struct AudioMethods {
                 let id = try p.requiredString("sermonId")
                 guard let sermon = try s.record(.sermons, id: id) else { throw StoreError.notFound(collection: "sermons", id: id) }
                 let file = try s.audioFile(sermonId: id)
-                let wanted = sermon.body["audio"]?["sha256"]?.stringValue
+                let wanted = sermon.body[field: \Sermon.audio]?["sha256"]?.stringValue
                 if let file, file.localAvailable, let path = file.path, file.sha256 == wanted, access(path, R_OK) == 0 {
                     return ["path": .string(path), "localAvailable": true]
                 }

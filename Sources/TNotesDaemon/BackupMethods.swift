@@ -32,7 +32,7 @@ struct BackupMethods {
                     "items": .array(page.items.map { ["collection": .string($0.collection), "deviceId": .string($0.deviceId), "record": .raw($0.body)] }),
                     "next": page.next.map { .string(ListCursor.encode($0)) } ?? .null,
                 ]
-                if let total { o["total"] = .int(Int64(total)) }
+                if let total { o[field: \Page.total] = .int(Int64(total)) }
                 return .object(o)
             }
         })

@@ -216,8 +216,8 @@ struct RecordMethods {
     /// A tombstone keeps the whole record (a delete op carries everything a peer needs to apply it).
     static func tombstone(_ body: JSONObject, at now: String) -> JSONObject {
         var b = body
-        b["deletedAt"] = .string(now)
-        b["updatedAt"] = .string(now)
+        b[field: \RecordHead.deletedAt] = .string(now)
+        b[field: \RecordHead.updatedAt] = .string(now)
         return b
     }
 }

@@ -41,12 +41,12 @@ struct SystemdService: Service {
             return "local-only · \(sermons) sermon\(sermons == 1 ? "" : "s")"
         }
         let status = try await sync.status()
-        var parts = [status["state"]?.stringValue ?? "?", "\(status["pendingOps"]?.int64Value ?? 0) pending"]
-        if let held = status["heldDeletes"]?.int64Value {
+        var parts = [status[field: \SyncStatus.state]?.stringValue ?? "?", "\(status[field: \SyncStatus.pendingOps]?.int64Value ?? 0) pending"]
+        if let held = status[field: \SyncStatus.heldDeletes]?.int64Value {
             parts[0] = "held: a pull would delete \(held) records; run `tnotes sync confirm` to allow it"
         }
-        if let failed = status["failedOps"]?.int64Value, failed > 0 { parts.append("\(failed) failed") }
-        if let last = status["lastSuccessAt"]?.stringValue {
+        if let failed = status[field: \SyncStatus.failedOps]?.int64Value, failed > 0 { parts.append("\(failed) failed") }
+        if let last = status[field: \SyncStatus.lastSuccessAt]?.stringValue {
             parts.append("last sync \(last.dropFirst(11).prefix(8))")
         }
         return parts.joined(separator: " · ")

@@ -40,7 +40,7 @@ struct JobExecutor: Sendable {
         let sermonId = job.sermonId
         let path: String = try await store.read { s in
             let sermon = try s.liveRecord(.sermons, sermonId)
-            let wanted = sermon.body["audio"]?["sha256"]?.stringValue
+            let wanted = sermon.body[field: \Sermon.audio]?["sha256"]?.stringValue
             guard wanted != nil else { throw PermanentJobError("the sermon has no audio") }
             // Only the device holding the audio transcribes; the others get the transcript by sync.
             guard let file = try s.audioFile(sermonId: sermonId), file.localAvailable, file.sha256 == wanted,
@@ -72,7 +72,7 @@ struct JobExecutor: Sendable {
 
     /// Queues the summary a finished transcript asks for, unless a person wrote the summary.
     static func queueAutomaticSummary(sermonId: String, type: String, in s: StoreSession) throws {
-        if let existing = try s.newestChild(.summaries, sermonId: sermonId), existing.body["generatedBy"]?.isNull ?? true {
+        if let existing = try s.newestChild(.summaries, sermonId: sermonId), existing.body[field: \Summary.generatedBy]?.isNull ?? true {
             return
         }
         guard try s.unfinishedJob(kind: .summarize, sermonId: sermonId) == nil else { return }
@@ -110,7 +110,7 @@ struct JobExecutor: Sendable {
         return { s in
             // Checked again at commit: a person may have written a summary while this one was made.
             if !explicit, let existing = try s.newestChild(.summaries, sermonId: sermonId),
-               existing.body["generatedBy"]?.isNull ?? true
+               existing.body[field: \Summary.generatedBy]?.isNull ?? true
             {
                 return
             }

@@ -61,9 +61,9 @@ public final class ProcessingWorker: Service, Sendable {
     public func view(_ job: JobRecord) -> JSON {
         guard case .object(var o) = job.json else { return job.json }
         switch job.state {
-        case .running: o["progress"] = progress(of: job.id).map { .double(($0 * 1000).rounded() / 1000) } ?? .null
-        case .done: o["progress"] = .double(1)
-        default: o["progress"] = .null
+        case .running: o[field: \Job.progress] = progress(of: job.id).map { .double(($0 * 1000).rounded() / 1000) } ?? .null
+        case .done: o[field: \Job.progress] = .double(1)
+        default: o[field: \Job.progress] = .null
         }
         return .object(o)
     }

@@ -27,7 +27,7 @@ enum SermonTextLoader {
         var o: JSONObject = [
             "title": .string(t.title), "speaker": JSON(t.speaker), "transcript": .string(t.transcriptText),
             "segments": .array(t.segments.map { ["start": .double($0.start), "end": .double($0.end), "text": .string($0.text)] }),
-            "notes": .array(t.notes.map { ["timestamp": .double($0.timestamp), "text": .string($0.text)] }),
+            "notes": .array(t.notes.map { [Note.name(\.timestamp): .double($0.timestamp), Note.name(\.text): .string($0.text)] }),
         ]
         for (k, v) in extra { o[k] = v }
         return .object(o)

@@ -214,7 +214,7 @@ struct LegacyAPI: Sendable {
                 id = try requiredString(n, "localId", .uuid, path: p)
             }
             out.append(NoteInput(id: id, text: try requiredString(n, "text", .string, path: p),
-                                 timestamp: try field(n, "timestamp", .number(min: 0), path: p)?.doubleValue ?? 0))
+                                 timestamp: try field(n, Note.name(\.timestamp), .number(min: 0), path: p)?.doubleValue ?? 0))
         }
         return out
     }
@@ -311,7 +311,7 @@ struct LegacyAPI: Sendable {
                 "transcriptionStatus": s.transcriptionStatus.fieldJSON, "summaryStatus": s.summaryStatus.fieldJSON,
                 "isArchived": .bool(s.isArchived), "userId": .string(String(user)), "updatedAt": .string(s.updatedAt),
                 "notes": .array(sermonNotes.map {
-                    ["id": .string($0.id), "localId": .string($0.id), "text": .string($0.text), "timestamp": $0.timestamp.fieldJSON]
+                    ["id": .string($0.id), "localId": .string($0.id), "text": .string($0.text), Note.name(\.timestamp): $0.timestamp.fieldJSON]
                 }),
                 "transcript": transcripts[id].map {
                     ["id": .string($0.id), "localId": .string($0.id), "text": .string($0.text),

@@ -190,14 +190,14 @@ struct PublishedContent {
             "serviceType": JSON(serviceType),
             "notes": .array(notes.map { n in
                 var o: JSONObject = ["text": .string(n.text)]
-                if let t = n.timestamp { o["timestamp"] = .double(t) }
+                if let t = n.timestamp { o[field: \PublicationSnapshot.NotePart.timestamp] = .double(t) }
                 return .object(o)
             }),
             "summary": summary.map { ["title": .string($0.title), "text": .string($0.text), "type": .string($0.type)] } ?? .null,
             "transcript": transcript.map { t in
                 ["text": .string(t.text), "segments": .array(t.segments.map { g in
                     var o: JSONObject = ["text": .string(g.text)]
-                    if let start = g.start { o["start"] = .double(start) }
+                    if let start = g.start { o[field: \Transcript.Segment.start] = .double(start) }
                     return .object(o)
                 })]
             } ?? .null,

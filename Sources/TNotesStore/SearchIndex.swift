@@ -29,22 +29,22 @@ enum SearchIndex {
         let id = r.recordId, sermonId = r.sermonId ?? ""
         switch collection {
         case .sermons:
-            guard let title = r["title"]?.stringValue else { return [] }
-            return [Document(sermonId: id, kind: "sermon", start: nil, body: title + " " + (r["speaker"]?.stringValue ?? ""))]
+            guard let title = r[Key.sermonTitle]?.stringValue else { return [] }
+            return [Document(sermonId: id, kind: "sermon", start: nil, body: title + " " + (r[Key.sermonSpeaker]?.stringValue ?? ""))]
         case .notes:
-            guard let text = r["text"]?.stringValue else { return [] }
-            return [Document(sermonId: sermonId, kind: "note", start: r["timestamp"]?.doubleValue, body: text)]
+            guard let text = r[Key.noteText]?.stringValue else { return [] }
+            return [Document(sermonId: sermonId, kind: "note", start: r[Key.noteTimestamp]?.doubleValue, body: text)]
         case .transcripts:
-            guard case .array(let segments)? = r["segments"] else { return [] }
+            guard case .array(let segments)? = r[Key.transcriptSegments] else { return [] }
             if segments.isEmpty {
-                guard let text = r["text"]?.stringValue else { return [] }
+                guard let text = r[Key.transcriptText]?.stringValue else { return [] }
                 return [Document(sermonId: sermonId, kind: "transcript", start: nil, body: text)]
             }
             return segments.compactMap { seg in
-                seg["text"]?.stringValue.map { Document(sermonId: sermonId, kind: "transcript", start: seg["start"]?.doubleValue, body: $0) }
+                seg[Key.transcriptSegmentText]?.stringValue.map { Document(sermonId: sermonId, kind: "transcript", start: seg[Key.transcriptSegmentStart]?.doubleValue, body: $0) }
             }
         case .summaries:
-            guard let title = r["title"]?.stringValue, let text = r["text"]?.stringValue else { return [] }
+            guard let title = r[Key.summaryTitle]?.stringValue, let text = r[Key.summaryText]?.stringValue else { return [] }
             return [Document(sermonId: sermonId, kind: "summary", start: nil, body: title + "\n" + text)]
         default:
             return []
@@ -84,4 +84,18 @@ enum SearchIndex {
                       d.start.map { .double($0) } ?? .null, .text(d.body)])
         }
     }
+}
+
+/// The members the index reads, by their fields' descriptors: looked up once (the pull indexes every record).
+private enum Key {
+    static let noteText = Note.name(\.text)
+    static let noteTimestamp = Note.name(\.timestamp)
+    static let sermonSpeaker = Sermon.name(\.speaker)
+    static let sermonTitle = Sermon.name(\.title)
+    static let summaryText = Summary.name(\.text)
+    static let summaryTitle = Summary.name(\.title)
+    static let transcriptSegments = Transcript.name(\.segments)
+    static let transcriptText = Transcript.name(\.text)
+    static let transcriptSegmentStart = Transcript.Segment.name(\.start)
+    static let transcriptSegmentText = Transcript.Segment.name(\.text)
 }

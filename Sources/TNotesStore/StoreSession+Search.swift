@@ -156,8 +156,8 @@ extension ScriptureReference {
     /// The contract's shape: `{book, chapter, verseStart?, verseEnd?}`.
     public var json: JSON {
         var o: JSONObject = ["book": .string(book), "chapter": .int(Int64(chapter))]
-        if let verseStart { o["verseStart"] = .int(Int64(verseStart)) }
-        if let verseEnd { o["verseEnd"] = .int(Int64(verseEnd)) }
+        if let verseStart { o[SearchKey.scriptureCitationVerseStart] = .int(Int64(verseStart)) }
+        if let verseEnd { o[SearchKey.scriptureCitationVerseEnd] = .int(Int64(verseEnd)) }
         return .object(o)
     }
 }
@@ -201,14 +201,14 @@ enum ReferenceIndex {
     /// The pieces of a record that may cite scripture, each with its place in the audio when it has one.
     static func referenceTexts(_ c: RecordCollection, _ r: JSONObject) -> [(String, Double?)] {
         switch c {
-        case .sermons: return [(r["title"]?.stringValue ?? "", nil)]
-        case .notes: return [(r["text"]?.stringValue ?? "", r["timestamp"]?.doubleValue)]
-        case .summaries: return [(r["text"]?.stringValue ?? "", nil)]
+        case .sermons: return [(r[SearchKey.sermonTitle]?.stringValue ?? "", nil)]
+        case .notes: return [(r[SearchKey.noteText]?.stringValue ?? "", r[SearchKey.noteTimestamp]?.doubleValue)]
+        case .summaries: return [(r[SearchKey.summaryText]?.stringValue ?? "", nil)]
         case .transcripts:
-            if case .array(let segments)? = r["segments"], !segments.isEmpty {
-                return segments.map { ($0["text"]?.stringValue ?? "", $0["start"]?.doubleValue) }
+            if case .array(let segments)? = r[SearchKey.transcriptSegments], !segments.isEmpty {
+                return segments.map { ($0[SearchKey.transcriptSegmentText]?.stringValue ?? "", $0[SearchKey.transcriptSegmentStart]?.doubleValue) }
             }
-            return [(r["text"]?.stringValue ?? "", nil)]
+            return [(r[SearchKey.transcriptText]?.stringValue ?? "", nil)]
         default: return []
         }
     }
@@ -234,4 +234,18 @@ enum ReferenceIndex {
                    [.int(Int64(ScriptureReferences.parserVersion))])
         return count
     }
+}
+
+/// The members search reads and writes, by their fields' descriptors: looked up once.
+private enum SearchKey {
+    static let noteText = Note.name(\.text)
+    static let noteTimestamp = Note.name(\.timestamp)
+    static let scriptureCitationVerseEnd = ScriptureCitation.name(\.verseEnd)
+    static let scriptureCitationVerseStart = ScriptureCitation.name(\.verseStart)
+    static let sermonTitle = Sermon.name(\.title)
+    static let summaryText = Summary.name(\.text)
+    static let transcriptSegments = Transcript.name(\.segments)
+    static let transcriptText = Transcript.name(\.text)
+    static let transcriptSegmentStart = Transcript.Segment.name(\.start)
+    static let transcriptSegmentText = Transcript.Segment.name(\.text)
 }

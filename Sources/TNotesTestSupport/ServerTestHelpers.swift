@@ -48,7 +48,7 @@ public enum Wire {
                             updatedAt: String = t0, deletedAt: String? = nil) -> JSONObject
     {
         [
-            "id": .string(id), "sermonId": .string(sermonId), "text": .string(text), "timestamp": timestamp,
+            "id": .string(id), "sermonId": .string(sermonId), "text": .string(text), Note.name(\.timestamp): timestamp,
             "createdAt": .string(t0), "updatedAt": .string(updatedAt), "deletedAt": JSON(deletedAt),
         ]
     }

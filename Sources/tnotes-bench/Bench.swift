@@ -92,7 +92,7 @@ struct Bench {
     func noteUpdateRate(socket: String, count: Int) throws -> Double {
         let c = try RPCConnection(path: socket)
         let sid = try c.call("sermon.create", ["title": "bench updates"])["id"]!
-        let id = try c.call("note.add", ["sermonId": sid, "text": "v0", "timestamp": 0])["id"]!
+        let id = try c.call(NoteAdd.self, .init(sermonId: sid.stringValue ?? "", text: "v0", timestamp: 0))[field: \Note.id]!
         let t = try timed {
             for i in 0..<count { _ = try c.call("note.update", ["id": id, "text": .string("version \(i)")]) }
         }
@@ -104,7 +104,7 @@ struct Bench {
         let c = try RPCConnection(path: socket)
         let sid = try c.call("sermon.create", ["title": "bench"])["id"]!
         let one = try timed {
-            for i in 0..<count { _ = try c.call("note.add", ["sermonId": sid, "text": .string("note \(i)"), "timestamp": .int(Int64(i))]) }
+            for i in 0..<count { _ = try c.call(NoteAdd.self, .init(sermonId: sid.stringValue ?? "", text: "note \(i)", timestamp: Double(i))) }
         }
         let clients = 8
         let per = count / clients
@@ -114,7 +114,7 @@ struct Bench {
                 do {
                     let cc = try RPCConnection(path: socket)
                     for i in 0..<per {
-                        _ = try cc.call("note.add", ["sermonId": sid, "text": .string("c\(k) \(i)"), "timestamp": .int(Int64(i))])
+                        _ = try cc.call(NoteAdd.self, .init(sermonId: sid.stringValue ?? "", text: "c\(k) \(i)", timestamp: Double(i)))
                     }
                 } catch { errors.set("\(error)") }
             }

@@ -25,7 +25,7 @@ extension Bench {
         for k in 0..<sizes.notes {
             calls.append(["method": "note.add", "params": ["sermonId": .string(sermonIds[k % sermonIds.count]),
                                                            "text": .string(Vocabulary.sentence(seed: k, words: 12)),
-                                                           "timestamp": .int(Int64(k % 3600))]])
+                                                           Note.name(\.timestamp): .int(Int64(k % 3600))]])
         }
         let batches = stride(from: 0, to: calls.count, by: 500).map { start in
             JSON.array(calls[start..<min(start + 500, calls.count)].enumerated().map { k, call in

@@ -34,6 +34,15 @@ final class Child {
         return 0
     }
 
+    /// The highest resident memory the process has had (VmHWM), in KiB.
+    var peakRSSKiB: Int {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
+        for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+        }
+        return 0
+    }
+
     /// CPU time used so far, user + system, in seconds (`/proc/PID/stat` fields 14 and 15, in clock ticks).
     /// Less noisy than wall time on a shared machine: what a change saves shows here first.
     var cpuSeconds: Double {

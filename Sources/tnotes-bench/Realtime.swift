@@ -88,7 +88,7 @@ extension Bench {
 
         var lat = [Double]()
         for i in 0..<edits {
-            let note = try ca.call("note.add", ["sermonId": sid, "text": .string("edit \(i)"), "timestamp": .int(Int64(i))])
+            let note = try ca.call(NoteAdd.self, .init(sermonId: sid.stringValue ?? "", text: "edit \(i)", timestamp: Double(i)))
             let answered = Date()
             let id = note["id"] ?? .null
             while true {

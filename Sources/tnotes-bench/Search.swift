@@ -81,7 +81,7 @@ extension Bench {
             let sid = try c.call("sermon.create", ["title": "bench"])["id"]!
             let t = try timed {
                 for i in 0..<count {
-                    _ = try c.call("note.add", ["sermonId": sid, "text": .string(Vocabulary.sentence(seed: i, words: 8)), "timestamp": .int(Int64(i))])
+                    _ = try c.call(NoteAdd.self, .init(sermonId: sid.stringValue ?? "", text: Vocabulary.sentence(seed: i, words: 8), timestamp: Double(i)))
                 }
             }
             return Double(count) / t

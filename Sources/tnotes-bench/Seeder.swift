@@ -37,7 +37,7 @@ enum Seeder {
                         let t = s.stamp()
                         try s.commitLocal(.notes, record: [
                             "id": .string(Identifier.make()), "sermonId": .string(id), "text": .string("Note \(j) of sermon \(i): \(Vocabulary.sentence(seed: i &* 10 &+ j, words: 4))"),
-                            "timestamp": .int(Int64(j * 30)), "createdAt": .string(t), "updatedAt": .string(t),
+                            Note.name(\.timestamp): .int(Int64(j * 30)), "createdAt": .string(t), "updatedAt": .string(t),
                         ], op: .upsert)
                     }
                     var segments = [JSON]()

@@ -29,7 +29,7 @@ extension Bench {
         }
         let rssBefore = daemon.rssKiB
         let sid = try c.call("sermon.create", ["title": "bench transcription"])["id"] ?? .null
-        let cpuBefore = Self.cpuSeconds(pid: daemon.pid)
+        let cpuBefore = daemon.cpuSeconds
         _ = try c.call("audio.import", ["sermonId": sid, "path": .string(wav)])
         let job = try c.call("jobs.list").arrayValue?.first?["id"] ?? .null
         // daemon.status, back to back, for as long as the job runs.
@@ -45,8 +45,8 @@ extension Bench {
             if Date() > deadline { throw BenchError("the transcription did not finish in time") }
         } while state != "done" && state != "failed"
         guard state == "done" else { throw BenchError("the transcription failed: \(try c.call("jobs.get", ["id": job]).text)") }
-        let cpu = Self.cpuSeconds(pid: daemon.pid) - cpuBefore
-        let peak = Self.peakRSSKiB(pid: daemon.pid)
+        let cpu = daemon.cpuSeconds - cpuBefore
+        let peak = daemon.peakRSSKiB
         let segments = try c.call("sermon.get", ["id": sid])["transcript"]?["segments"]?.arrayValue?.count ?? 0
         say("transcribed \(Int(duration)) s of speech in \(String(format: "%.1f", cpu)) CPU s: \(segments) segments")
         func p99(_ xs: [Double]) -> Double { let s = xs.sorted(); return s[min(s.count - 1, Int(Double(s.count) * 0.99))] }
@@ -92,23 +92,5 @@ extension Bench {
         func le32(_ o: Int) -> Int { Int(head[o]) | Int(head[o + 1]) << 8 | Int(head[o + 2]) << 16 | Int(head[o + 3]) << 24 }
         let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         return Double(size - 44) / Double(le32(28))
-    }
-
-    /// User plus system CPU time of a process so far, in seconds (/proc/PID/stat fields 14 and 15).
-    static func cpuSeconds(pid: Int32) -> Double {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return 0 }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        guard fields.count > 13, let u = Double(fields[11]), let s = Double(fields[12]) else { return 0 }
-        return (u + s) / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
-
-    /// The highest resident memory the process has had (VmHWM), in KiB.
-    static func peakRSSKiB(pid: Int32) -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
-        for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-            return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
-        }
-        return 0
     }
 }

@@ -36,7 +36,7 @@ struct Fields {
 
     /// The notes the results below are made of: the first three (enough for every row's variations; the
     /// sermon's own views show them all).
-    var notes: ArraySlice<JSON> { (sermon["notes"]?.arrayValue ?? []).prefix(3) }
+    var notes: ArraySlice<JSON> { (sermon[field: \SermonDetail.notes]?.arrayValue ?? []).prefix(3) }
 
     // The objects below are written with their keys in canonical (byte) order: a JSONObject literal in that
     // order is taken as it is, where any other is sorted (a few per cent of this target's time).
@@ -44,8 +44,8 @@ struct Fields {
     /// `sermon list`'s rows: the sermon, then one row per note as a sermon of its own (texts as titles).
     var sermonRows: [JSON] {
         [.object(sermon)] + notes.enumerated().map { i, n in
-            ["date": value(i), "deletedAt": i % 3 == 0 ? .null : value(i), "id": n["id"] ?? .null,
-             "isArchived": .bool(i % 2 == 0), "speaker": value(i + 1), "syncState": value(i + 2), "title": n["text"] ?? .null]
+            ["date": value(i), "deletedAt": i % 3 == 0 ? .null : value(i), "id": n[field: \Note.id] ?? .null,
+             "isArchived": .bool(i % 2 == 0), "speaker": value(i + 1), "syncState": value(i + 2), "title": n[field: \Note.text] ?? .null]
         }
     }
 
@@ -55,13 +55,13 @@ struct Fields {
     var searchResult: JSON {
         var items = [JSON]()
         for (i, n) in notes.enumerated() {
-            items.append(["kind": "note", "rank": number(i), "recordId": n["id"] ?? .null, "sermonId": sermon["id"] ?? .null,
-                          "snippet": .string("…**" + (n["text"]?.stringValue ?? "") + "** and …"),
-                          "timestamp": n["timestamp"] ?? .null])
+            items.append(["kind": "note", "rank": number(i), "recordId": n[field: \Note.id] ?? .null, "sermonId": sermon[field: \Sermon.id] ?? .null,
+                          "snippet": .string("…**" + (n[field: \Note.text]?.stringValue ?? "") + "** and …"),
+                          Note.name(\.timestamp): n[field: \Note.timestamp] ?? .null])
         }
-        for g in sermon["transcript"]?["segments"]?.arrayValue ?? [] {
-            items.append(["kind": "transcript", "sermonId": sermon["id"] ?? .null, "snippet": g["text"] ?? .null,
-                          "start": g["start"] ?? .null])
+        for g in sermon[field: \SermonDetail.transcript]?[field: \Transcript.segments]?.arrayValue ?? [] {
+            items.append(["kind": "transcript", "sermonId": sermon[field: \Sermon.id] ?? .null, "snippet": g[field: \Transcript.Segment.text] ?? .null,
+                          "start": g[field: \Transcript.Segment.start] ?? .null])
         }
         return ["items": .array(items)]
     }
@@ -69,46 +69,46 @@ struct Fields {
     /// A `search.byReference` result and the titles it is shown with.
     var referenceResult: JSON {
         ["items": .array(notes.enumerated().map { i, n in
-            ["display": value(i), "kind": "note", "sermonId": sermon["id"] ?? .null, "timestamp": n["timestamp"] ?? .null]
+            ["display": value(i), "kind": "note", "sermonId": sermon[field: \Sermon.id] ?? .null, Note.name(\.timestamp): n[field: \Note.timestamp] ?? .null]
         })]
     }
 
     var titles: [String: String] {
-        guard let id = sermon["id"]?.stringValue else { return [:] }
-        return [id: sermon["title"]?.stringValue ?? text(0)]
+        guard let id = sermon[field: \Sermon.id]?.stringValue else { return [:] }
+        return [id: sermon[field: \Sermon.title]?.stringValue ?? text(0)]
     }
 
     var jobs: JSON {
         .array(numbers.prefix(4).enumerated().map { i, n in
             ["attempts": number(i + 1), "id": .string(text(i)), "kind": "transcribe", "lastError": value(i + 1),
-             "progress": n, "sermonId": sermon["id"] ?? .null, "state": i % 2 == 0 ? "running" : value(i)]
+             "progress": n, "sermonId": sermon[field: \Sermon.id] ?? .null, "state": i % 2 == 0 ? "running" : value(i)]
         })
     }
 
     var history: [JSON] {
         notes.enumerated().map { i, n in
             ["deviceId": value(i + 2), "reason": value(i + 1), "record": n, "replacedAt": value(i),
-             "updatedAt": n["updatedAt"] ?? .null]
+             "updatedAt": n[field: \Note.updatedAt] ?? .null]
         }
     }
 
     var conflicts: JSON {
         .array(notes.enumerated().map { i, n in
-            ["collection": value(i), "field": "text", "id": n["id"] ?? .null, "local": n["text"] ?? .null,
-             "merged": value(i + 2), "recordId": n["id"] ?? .null, "remote": value(i + 1), "state": "open"]
+            ["collection": value(i), "field": "text", "id": n[field: \Note.id] ?? .null, "local": n[field: \Note.text] ?? .null,
+             "merged": value(i + 2), "recordId": n[field: \Note.id] ?? .null, "remote": value(i + 1), "state": "open"]
         })
     }
 
     var daemonStatus: JSON {
         ["dataDir": value(3), "deviceId": value(1), "pid": number(0), "schemaVersion": number(2), "socketPath": value(2),
-         "sync": ["failedOps": number(4), "lastSuccessAt": sermon["updatedAt"] ?? .null, "pendingOps": number(3),
+         "sync": ["failedOps": number(4), "lastSuccessAt": sermon[field: \Sermon.updatedAt] ?? .null, "pendingOps": number(3),
                   "serverUrl": value(5), "state": value(4)],
          "uptimeSeconds": number(1), "version": value(0)]
     }
 
     var syncStatus: JSON {
         ["attempt": number(2), "failedOps": number(1), "heldDeletes": number(3), "lastError": value(3),
-         "lastSuccessAt": sermon["createdAt"] ?? .null, "nextAttemptAt": value(2), "pendingOps": number(0),
+         "lastSuccessAt": sermon[field: \Sermon.createdAt] ?? .null, "nextAttemptAt": value(2), "pendingOps": number(0),
          "serverUrl": value(1), "state": value(0),
          "triggers": .object(JSONObject(texts.prefix(6).enumerated().map { ($1, number($0)) }))]
     }
@@ -120,7 +120,7 @@ struct Fields {
     var syncProgress: JSON { ["pulled": number(2), "pushed": number(0), "toPush": number(1)] }
 
     var event: JSON {
-        var o: JSONObject = ["collection": value(2), "id": sermon["id"] ?? .null, "op": value(1), "origin": value(3),
+        var o: JSONObject = ["collection": value(2), "id": sermon[field: \Sermon.id] ?? .null, "op": value(1), "origin": value(3),
                              "seq": number(0), "topic": numbers.count % 2 == 0 ? "record.changed" : value(0)]
         for (i, t) in texts.prefix(4).enumerated() { o[t] = number(i) }
         return .object(o)

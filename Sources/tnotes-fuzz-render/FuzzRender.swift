@@ -53,7 +53,7 @@ let constants: Void = {
 // MARK: the public page
 
 func renderPage(_ s: Scenario) {
-    let publicId = s.sermon["publication"]?["publicId"]?.stringValue ?? "Ab3dE5gH7jK9mN2p"
+    let publicId = s.sermon[field: \SermonDetail.publication]?[field: \Publication.publicId]?.stringValue ?? "Ab3dE5gH7jK9mN2p"
     let html = PublicPageRenderer.html(publicId: publicId, snapshot: s.snapshot, parts: s.parts, publishedAt: s.publishedAt)
     precondition(html.utf8.starts(with: "<!DOCTYPE html>\n".utf8), "the public page does not start with its doctype")
     checkMarkup(html)
@@ -64,16 +64,16 @@ func renderPage(_ s: Scenario) {
     }
     precondition(o["publicId"]?.stringValue == publicId && o["publishedAt"]?.stringValue == s.publishedAt,
                  "the public page's JSON changed a string it was given")
-    precondition(o["title"]?.stringValue == (s.snapshot["title"]?.stringValue ?? "Untitled sermon"),
+    precondition(o["title"]?.stringValue == (s.snapshot[field: \PublicationSnapshot.title]?.stringValue ?? "Untitled sermon"),
                  "the public page's JSON changed the title")
     // Notes: every one with text, in time order (one without a time as at 0); none when they are not shown.
     let wanted = s.parts?.arrayValue.map { $0.compactMap(\.stringValue) } ?? ["notes", "summary"]
-    let given = wanted.contains("notes") ? (s.snapshot["notes"]?.arrayValue ?? []).filter { $0["text"]?.stringValue != nil } : []
+    let given = wanted.contains("notes") ? (s.snapshot[field: \PublicationSnapshot.notes]?.arrayValue ?? []).filter { $0[field: \PublicationSnapshot.NotePart.text]?.stringValue != nil } : []
     let shown = o["notes"]?.arrayValue ?? []
     precondition(shown.count == given.count, "the public page's JSON lost or invented a note")
     var last = -Double.infinity
     for n in shown {
-        let t = n["timestamp"]?.doubleValue ?? 0
+        let t = n[field: \Note.timestamp]?.doubleValue ?? 0
         precondition(t >= last, "the public page's notes are not in time order")
         last = t
     }
@@ -142,7 +142,7 @@ func renderCLI(_ s: Scenario, _ f: Fields) {
     let chat = JSON.array(s.chats.map { .object($0) })
     let plain = views(s, f, style: Style(enabled: false))
     // `sermon show`'s heading is the title, as stored, whatever it holds.
-    if let title = s.sermon["title"]?.stringValue {
+    if let title = s.sermon[field: \Sermon.title]?.stringValue {
         precondition(plain[0].utf8.starts(with: title.utf8), "`sermon show` does not start with the title")
     }
     if s.thorough {
@@ -174,8 +174,8 @@ func renderCLI(_ s: Scenario, _ f: Fields) {
         _ = Render.syncResult(sermon)
         _ = Render.passage(sermon)
     }
-    _ = Render.audio(s.sermon["audio"])
-    for r in s.sermon["scriptureRefs"]?.arrayValue ?? [] { _ = Render.scriptureRef(r) }
+    _ = Render.audio(s.sermon[field: \Sermon.audio])
+    for r in s.sermon[field: \SermonDetail.scriptureRefs]?.arrayValue ?? [] { _ = Render.scriptureRef(r) }
     // Texts through the small formatters, the ones the views above give only some texts; the ones they give
     // every note or segment with the thorough checks only.
     for (i, t) in f.texts.prefix(8).enumerated() {
@@ -216,8 +216,8 @@ func renderCLI(_ s: Scenario, _ f: Fields) {
         preconditionFailure("the JSON export does not parse")
     }
     precondition(o["chat"]?.arrayValue?.count == s.chats.count, "the JSON export lost chat messages")
-    precondition(o["title"]?.stringValue == s.sermon["title"]?.stringValue, "the JSON export changed the title")
-    precondition(o["notes"]?.arrayValue?.count == s.sermon["notes"]?.arrayValue?.count, "the JSON export lost notes")
+    precondition(o["title"]?.stringValue == s.sermon[field: \Sermon.title]?.stringValue, "the JSON export changed the title")
+    precondition(o["notes"]?.arrayValue?.count == s.sermon[field: \SermonDetail.notes]?.arrayValue?.count, "the JSON export lost notes")
 }
 
 /// `s` without ANSI SGR sequences (`ESC [ digits ; … m`), the only codes `Style` writes. Text a user stored
@@ -262,7 +262,7 @@ func process(_ s: Scenario) {
         precondition(summary.type == type, "the summariser answered another type")
     }
     guard turns.contains(3) else { return }
-    let questions = s.chats.compactMap { $0["content"]?.stringValue }
+    let questions = s.chats.compactMap { $0[field: \ChatMessage.content]?.stringValue }
     for q in questions.isEmpty ? ["What did he say about love?"] : (s.turn == nil ? questions : [questions[0]]) {
         _ = SermonAssistant().answer(question: q, about: text)
     }
@@ -271,18 +271,18 @@ func process(_ s: Scenario) {
 /// The sermon's text as the job worker loads it (`SermonTextLoader`): segments with a numeric start and
 /// text, notes with text, any other shape left out.
 func sermonText(_ s: Scenario) -> SermonText {
-    let transcript = s.sermon["transcript"]
+    let transcript = s.sermon[field: \SermonDetail.transcript]
     var segments = [TimedSegment]()
-    for item in transcript?["segments"]?.arrayValue ?? [] {
-        guard let start = item["start"]?.doubleValue, let text = item["text"]?.stringValue else { continue }
-        segments.append(TimedSegment(start: start, end: item["end"]?.doubleValue ?? start, text: text))
+    for item in transcript?[field: \Transcript.segments]?.arrayValue ?? [] {
+        guard let start = item[field: \Transcript.Segment.start]?.doubleValue, let text = item[field: \Transcript.Segment.text]?.stringValue else { continue }
+        segments.append(TimedSegment(start: start, end: item[field: \Transcript.Segment.end]?.doubleValue ?? start, text: text))
     }
-    let notes = (s.sermon["notes"]?.arrayValue ?? []).compactMap { n -> TimedNote? in
-        guard let text = n["text"]?.stringValue else { return nil }
-        return TimedNote(timestamp: n["timestamp"]?.doubleValue ?? 0, text: text)
+    let notes = (s.sermon[field: \SermonDetail.notes]?.arrayValue ?? []).compactMap { n -> TimedNote? in
+        guard let text = n[field: \Note.text]?.stringValue else { return nil }
+        return TimedNote(timestamp: n[field: \Note.timestamp]?.doubleValue ?? 0, text: text)
     }.sorted { ($0.timestamp, $0.text) < ($1.timestamp, $1.text) }
-    return SermonText(title: s.sermon["title"]?.stringValue ?? "", speaker: s.sermon["speaker"]?.stringValue,
-                      transcriptText: transcript?["text"]?.stringValue ?? "", segments: segments, notes: notes)
+    return SermonText(title: s.sermon[field: \Sermon.title]?.stringValue ?? "", speaker: s.sermon[field: \Sermon.speaker]?.stringValue,
+                      transcriptText: transcript?[field: \Transcript.text]?.stringValue ?? "", segments: segments, notes: notes)
 }
 
 // MARK: scripture and clock times

@@ -45,8 +45,8 @@ struct RecordGenerator {
             sermon: sermon,
             chats: (sermon["chat"]?.arrayValue ?? []).compactMap(\.objectValue),
             snapshot: sermon["snapshot"]?.objectValue ?? sermon,
-            parts: sermon["parts"],
-            publishedAt: sermon["publishedAt"]?.stringValue ?? "2025-11-09T10:30:00.000Z")
+            parts: sermon[field: \Publication.parts],
+            publishedAt: sermon[field: \Publication.publishedAt]?.stringValue ?? "2025-11-09T10:30:00.000Z")
     }
 
     mutating func scenario() -> Scenario {
@@ -67,13 +67,13 @@ struct RecordGenerator {
         // At most three notes and three segments: every order of three can occur, and each note goes through
         // a dozen renderers (four of each cost a fifth more time an input).
         for _ in 0..<r.below(4) { notes.append(.object(note(sermonId: sermonId))) }
-        sermon["notes"] = .array(notes)
-        sermon["transcript"] = r.rare(3) ? .null : .object(transcript(sermonId: sermonId))
-        sermon["summary"] = r.rare(3) ? .null : .object(summary(sermonId: sermonId))
+        sermon[field: \SermonDetail.notes] = .array(notes)
+        sermon[field: \SermonDetail.transcript] = r.rare(3) ? .null : .object(transcript(sermonId: sermonId))
+        sermon[field: \SermonDetail.summary] = r.rare(3) ? .null : .object(summary(sermonId: sermonId))
         var refs = [JSON]()
         for _ in 0..<r.below(3) { refs.append(reference()) }
-        sermon["scriptureRefs"] = .array(refs)
-        sermon["publication"] = r.rare(3) ? publication(sermonId: sermonId) : .null
+        sermon[field: \SermonDetail.scriptureRefs] = .array(refs)
+        sermon[field: \SermonDetail.publication] = r.rare(3) ? publication(sermonId: sermonId) : .null
         // The CLI prints whatever the daemon returns: a field missing or of the wrong type now and then.
         if r.rare(4) { perturb(&sermon) }
 
@@ -103,7 +103,7 @@ struct RecordGenerator {
     mutating func note(sermonId: String) -> JSONObject {
         var o: JSONObject = [
             "createdAt": .string(time()), "deletedAt": .null, "id": .string(r.pick(Values.ids)), "sermonId": .string(sermonId),
-            "text": .string(text()), "timestamp": number(), "updatedAt": .string(time()),
+            "text": .string(text()), Note.name(\.timestamp): number(), "updatedAt": .string(time()),
         ]
         if r.rare(8) { perturb(&o) }
         return o
@@ -113,7 +113,7 @@ struct RecordGenerator {
         var segments = [JSON]()
         for _ in 0..<r.below(4) {
             var s: JSONObject = ["end": number(), "start": number(), "text": .string(text())]
-            if r.rare(3) { s["speaker"] = .string(label()) }
+            if r.rare(3) { s[field: \Transcript.Segment.speaker] = .string(label()) }
             if r.rare(8) { perturb(&s) }
             segments.append(.object(s))
         }
@@ -147,8 +147,8 @@ struct RecordGenerator {
 
     mutating func reference() -> JSON {
         var o: JSONObject = ["book": .string(r.rare(3) ? label() : "John"), "chapter": integer()]
-        if r.bool() { o["verseStart"] = integer() }
-        if r.bool() { o["verseEnd"] = integer() }
+        if r.bool() { o[field: \ScriptureCitation.verseStart] = integer() }
+        if r.bool() { o[field: \ScriptureCitation.verseEnd] = integer() }
         if r.rare(4) { o["start"] = number() }
         return .object(o)
     }
@@ -166,20 +166,20 @@ struct RecordGenerator {
     /// type, notes as `{timestamp, text}`, the summary and transcript cut to what the page shows.
     mutating func snapshot(of s: JSONObject) -> JSONObject {
         var o: JSONObject = [
-            "date": s["date"] ?? .null,
-            "notes": .array((s["notes"]?.arrayValue ?? []).map { n in
+            "date": s[field: \Sermon.date] ?? .null,
+            "notes": .array((s[field: \SermonDetail.notes]?.arrayValue ?? []).map { n in
                 // A non-finite time only exists in memory; the page must leave it out all the same.
-                let t: JSON = r.rare(16) ? .double(r.pick(Values.nonFinite)) : (n["timestamp"] ?? 0)
-                return ["text": n["text"] ?? "", "timestamp": t]
+                let t: JSON = r.rare(16) ? .double(r.pick(Values.nonFinite)) : (n[field: \Note.timestamp] ?? 0)
+                return ["text": n[field: \Note.text] ?? "", Note.name(\.timestamp): t]
             }),
-            "serviceType": s["serviceType"] ?? .null, "speaker": s["speaker"] ?? .null, "summary": .null,
-            "title": s["title"] ?? "", "transcript": .null,
+            "serviceType": s[field: \Sermon.serviceType] ?? .null, "speaker": s[field: \Sermon.speaker] ?? .null, "summary": .null,
+            "title": s[field: \Sermon.title] ?? "", "transcript": .null,
         ]
-        if let m = s["summary"], !m.isNull {
-            o["summary"] = ["text": m["text"] ?? "", "title": m["title"] ?? "", "type": m["type"] ?? ""]
+        if let m = s[field: \SermonDetail.summary], !m.isNull {
+            o["summary"] = ["text": m[field: \Summary.text] ?? "", "title": m[field: \Summary.title] ?? "", "type": m[field: \Summary.type] ?? ""]
         }
-        if let t = s["transcript"], !t.isNull {
-            o["transcript"] = ["segments": t["segments"] ?? .array([]), "text": t["text"] ?? ""]
+        if let t = s[field: \SermonDetail.transcript], !t.isNull {
+            o["transcript"] = ["segments": t[field: \Transcript.segments] ?? .array([]), "text": t[field: \Transcript.text] ?? ""]
         }
         return o
     }

@@ -65,7 +65,7 @@ enum Values {
     /// Keys that records, snapshots and results hold, so that a value made up of random shapes still hits the
     /// fields renderers read.
     static let keys = [
-        "id", "title", "speaker", "date", "serviceType", "notes", "text", "timestamp", "summary", "transcript",
+        "id", "title", "speaker", "date", "serviceType", "notes", "text", Note.name(\.timestamp), "summary", "transcript",
         "segments", "start", "end", "type", "status", "audio", "sizeBytes", "fileName", "sha256", "deletedAt",
         "isArchived", "syncState", "createdAt", "updatedAt", "snippet", "kind", "sermonId", "items", "book",
         "chapter", "verseStart", "verseEnd", "progress", "state", "record", "parts", "publishedAt", "snapshot",

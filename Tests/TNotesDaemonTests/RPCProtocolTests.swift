@@ -10,123 +10,6 @@ import Glibc
 // Integration tests of contract §2 / §7 (JSON-RPC 2.0 over the Unix socket) against a real tnotesd.
 // Every test runs its own daemon in its own temp dir, so the tests may run in parallel.
 
-// MARK: - Helpers (fileprivate: other test files of this target may use the same names)
-
-/// Starts a daemon (optionally with a config file) and returns it.
-fileprivate func startDaemon(config: String? = nil) throws -> DaemonProcess {
-    let d = DaemonProcess()
-    if let config {
-        let path = try d.dir.write("tnotesd.toml", config)
-        d.extraArguments += ["--config", path]
-    }
-    return try d.start()
-}
-
-/// Runs `body` against a fresh daemon, then stops it and expects a clean exit (status 0).
-fileprivate func withDaemon(config: String? = nil, _ body: (DaemonProcess) throws -> Void) throws {
-    let d = try startDaemon(config: config)
-    do {
-        try body(d)
-    } catch {
-        _ = d.stop()
-        throw error
-    }
-    let status = d.stop()
-    #expect(status == 0, "tnotesd did not exit 0 on SIGTERM (status \(String(describing: status))); log:\n\(d.log)")
-}
-
-/// Reads one line and parses it (throws when there is none within `timeout`).
-fileprivate func readReply(_ c: RPCClient, timeout: Double = 30) throws -> JSON {
-    guard let line = try c.readLine(timeout: timeout) else { throw HarnessError("no reply line within \(timeout) s") }
-    return try JSON.parse(line)
-}
-
-/// Checks that `reply` is a JSON-RPC error response with `code` (and `id`, and `data.field` when given).
-fileprivate func expectError(_ reply: JSON, code: Int64, id: JSON = .null, field: String? = nil,
-                             sourceLocation: SourceLocation = #_sourceLocation)
-{
-    #expect(reply["jsonrpc"] == "2.0", "reply: \(reply.text)", sourceLocation: sourceLocation)
-    #expect(reply["id"] == id, "reply id, reply: \(reply.text)", sourceLocation: sourceLocation)
-    #expect(reply["result"] == nil, "an error reply has no result: \(reply.text)", sourceLocation: sourceLocation)
-    #expect(reply["error"]?["code"]?.int64Value == code, "reply: \(reply.text)", sourceLocation: sourceLocation)
-    #expect(reply["error"]?["message"]?.stringValue?.isEmpty == false, "error message: \(reply.text)",
-            sourceLocation: sourceLocation)
-    if let field {
-        #expect(reply["error"]?["data"]?["field"]?.stringValue == field, "data.field, reply: \(reply.text)",
-                sourceLocation: sourceLocation)
-        #expect(reply["error"]?["data"]?["reason"]?.stringValue != nil, "data.reason, reply: \(reply.text)",
-                sourceLocation: sourceLocation)
-    }
-}
-
-/// Checks that `reply` is a successful response with `id`.
-fileprivate func expectResult(_ reply: JSON, id: JSON, sourceLocation: SourceLocation = #_sourceLocation) {
-    #expect(reply["jsonrpc"] == "2.0", "reply: \(reply.text)", sourceLocation: sourceLocation)
-    #expect(reply["id"] == id, "reply id, reply: \(reply.text)", sourceLocation: sourceLocation)
-    #expect(reply["error"] == nil, "unexpected error: \(reply.text)", sourceLocation: sourceLocation)
-    #expect(reply["result"] != nil, "no result: \(reply.text)", sourceLocation: sourceLocation)
-}
-
-/// The -32602 error of a call, checked for its field.
-fileprivate func expectInvalidParams(_ c: RPCClient, _ method: String, _ params: JSON, field: String,
-                                     sourceLocation: SourceLocation = #_sourceLocation) throws
-{
-    let e = try c.callError(method, params)
-    #expect(e.code == -32602, "\(method) \(params.text): \(e)", sourceLocation: sourceLocation)
-    #expect(e.field == field, "\(method) \(params.text): \(e)", sourceLocation: sourceLocation)
-    #expect(e.data?["reason"]?.stringValue != nil, "\(method): data.reason missing: \(e)", sourceLocation: sourceLocation)
-}
-
-fileprivate func request(_ id: JSON?, _ method: String, _ params: JSON? = nil) -> JSON {
-    var o: JSONObject = ["jsonrpc": "2.0", "method": .string(method)]
-    if let id { o["id"] = id }
-    if let params { o["params"] = params }
-    return .object(o)
-}
-
-fileprivate let aUUID = "0b9e2a57-3f3c-4c7e-9a43-5a3e0c1d2e4f"
-
-/// Thread-safe collection of results from worker threads.
-fileprivate final class Collector: @unchecked Sendable {
-    private let lock = NSLock()
-    private var items: [String] = []
-    private var count = 0
-    func fail(_ s: String) { lock.lock(); items.append(s); lock.unlock() }
-    func succeed() { lock.lock(); count += 1; lock.unlock() }
-    var failures: [String] { lock.lock(); defer { lock.unlock() }; return items }
-    var successes: Int { lock.lock(); defer { lock.unlock() }; return count }
-}
-
-/// Lets `n` threads wait until all of them arrived.
-fileprivate final class Barrier: @unchecked Sendable {
-    private let cond = NSCondition()
-    private var waiting: Int
-    init(_ n: Int) { waiting = n }
-    func arriveAndWait(timeout: Double = 60) {
-        cond.lock()
-        waiting -= 1
-        if waiting <= 0 { cond.broadcast() }
-        let deadline = Date().addingTimeInterval(timeout)
-        while waiting > 0 && cond.wait(until: deadline) {}
-        cond.unlock()
-    }
-}
-
-/// Runs `body(i)` for i in 0..<n, each on its own thread (blocking clients); true when all finished in time.
-fileprivate func runThreads(_ n: Int, timeout: Double, _ body: @escaping @Sendable (Int) -> Void) -> Bool {
-    let group = DispatchGroup()
-    for i in 0..<n {
-        group.enter()
-        let t = Thread {
-            body(i)
-            group.leave()
-        }
-        t.stackSize = 1 << 20
-        t.start()
-    }
-    return group.wait(timeout: .now() + timeout) == .success
-}
-
 // MARK: - Tests
 
 @Suite("JSON-RPC 2.0 protocol over the Unix socket (contract §2, §7)")
@@ -136,7 +19,7 @@ struct RPCProtocolTests {
 
     @Test("-32700 parse error: truncated JSON, garbage, invalid UTF-8; the connection stays usable")
     func parseErrors() throws {
-        try withDaemon { d in
+        try withRPCDaemon { d in
             let c = try d.client()
             try c.send(line: #"{"jsonrpc":"2.0","id":1,"method":"daemon.status""#)
             expectError(try readReply(c), code: -32700)
@@ -166,14 +49,14 @@ struct RPCProtocolTests {
             expectError(try readReply(c), code: -32700)
 
             // The same connection still answers.
-            let r = try c.exchange(request(7, "daemon.status"))
+            let r = try c.exchange(rpcRequest(7, "daemon.status"))
             expectResult(r, id: 7)
         }
     }
 
     @Test("-32600 invalid request: wrong jsonrpc, bad method, bad id type, non-object request, empty batch")
     func invalidRequests() throws {
-        try withDaemon { d in
+        try withRPCDaemon { d in
             let c = try d.client()
             expectError(try c.exchange(raw: #"{"jsonrpc":"1.0","id":11,"method":"daemon.status"}"#), code: -32600, id: 11)
             expectError(try c.exchange(raw: #"{"id":12,"method":"daemon.status"}"#), code: -32600, id: 12)
@@ -203,17 +86,17 @@ struct RPCProtocolTests {
             #expect(items.count == 3)
             for item in items { expectError(item, code: -32600) }
 
-            expectResult(try c.exchange(request("after", "daemon.status")), id: "after")
+            expectResult(try c.exchange(rpcRequest("after", "daemon.status")), id: "after")
         }
     }
 
     @Test("-32601 method not found, with the id echoed")
     func methodNotFound() throws {
-        try withDaemon { d in
+        try withRPCDaemon { d in
             let c = try d.client()
-            expectError(try c.exchange(request("abc", "no.such.method")), code: -32601, id: "abc")
-            expectError(try c.exchange(request(5, "sermon.Create", ["title": "x"])), code: -32601, id: 5)
-            expectError(try c.exchange(request(6, "")), code: -32601, id: 6)
+            expectError(try c.exchange(rpcRequest("abc", "no.such.method")), code: -32601, id: "abc")
+            expectError(try c.exchange(rpcRequest(5, "sermon.Create", ["title": "x"])), code: -32601, id: 5)
+            expectError(try c.exchange(rpcRequest(6, "")), code: -32601, id: 6)
             let e = try c.callError("sermon.explode")
             #expect(e.code == -32601)
         }
@@ -221,7 +104,7 @@ struct RPCProtocolTests {
 
     @Test("-32602 invalid params name the field: unknown, missing, wrong type, bad UUID, bad enum, negative timestamp")
     func invalidParams() throws {
-        try withDaemon { d in
+        try withRPCDaemon { d in
             let c = try d.client()
             let sermon = try c.call("sermon.create", ["title": "Params"])
             let sid = try #require(sermon["id"]?.stringValue)
@@ -264,7 +147,7 @@ struct RPCProtocolTests {
                                     field: "timestamp")
 
             // Over the wire: the whole error object.
-            let r = try c.exchange(request("p", "sermon.get", ["id": "nope"]))
+            let r = try c.exchange(rpcRequest("p", "sermon.get", ["id": "nope"]))
             expectError(r, code: -32602, id: "p", field: "id")
 
             // Nothing of the above was written: the sermon has no notes, no summary.
@@ -277,7 +160,7 @@ struct RPCProtocolTests {
 
     @Test("-32001 not found for unknown ids")
     func notFound() throws {
-        try withDaemon { d in
+        try withRPCDaemon { d in
             let c = try d.client()
             let u: JSON = .string(aUUID)
             let calls: [(String, JSON)] = [
@@ -299,14 +182,14 @@ struct RPCProtocolTests {
                 let e = try c.callError(method, params)
                 #expect(e.code == -32001, "\(method): \(e)")
             }
-            let r = try c.exchange(request(99, "sermon.get", ["id": .string(aUUID)]))
+            let r = try c.exchange(rpcRequest(99, "sermon.get", ["id": .string(aUUID)]))
             expectError(r, code: -32001, id: 99)
         }
     }
 
     @Test("-32002 conflict when creating with an id that exists")
     func duplicateIdConflict() throws {
-        try withDaemon { d in
+        try withRPCDaemon { d in
             let c = try d.client()
             let s = try c.call("sermon.create", ["title": "First", "id": .string(aUUID)])
             #expect(s["id"] == .string(aUUID))
@@ -330,14 +213,14 @@ struct RPCProtocolTests {
 
     @Test("-32003 for a line over limits.max_request_bytes: reply, connection closed, nothing stored")
     func oversizedLine() throws {
-        try withDaemon(config: "[limits]\nmax_request_bytes = 2048\n") { d in
+        try withRPCDaemon(config: "[limits]\nmax_request_bytes = 2048\n") { d in
             let c = try d.client()
             // A line under the limit works.
             let small = try c.call("sermon.list", [:])
             #expect(small["items"]?.arrayValue?.count == 0)
 
             let title = String(repeating: "x", count: 5000)
-            try c.send(line: request(1, "sermon.create", ["title": .string(title)]).text)
+            try c.send(line: rpcRequest(1, "sermon.create", ["title": .string(title)]).text)
             let reply = try readReply(c)
             expectError(reply, code: -32003)
             #expect(c.isClosedByPeer(timeout: 15), "the connection must be closed after -32003")
@@ -350,7 +233,7 @@ struct RPCProtocolTests {
 
             // A batch over the limit is refused the same way.
             let c3 = try d.client()
-            let batch: JSON = .array((0..<40).map { i in request(.int(Int64(i)), "sermon.create", ["title": .string("batch title \(i) padding padding")]) })
+            let batch: JSON = .array((0..<40).map { i in rpcRequest(.int(Int64(i)), "sermon.create", ["title": .string("batch title \(i) padding padding")]) })
             #expect(batch.text.utf8.count > 2048)
             try c3.send(line: batch.text)
             expectError(try readReply(c3), code: -32003)
@@ -362,7 +245,7 @@ struct RPCProtocolTests {
 
     @Test("-32005 unavailable for sync.now and sync.pending while sync is disabled")
     func syncUnavailable() throws {
-        try withDaemon { d in
+        try withRPCDaemon { d in
             let c = try d.client()
             for (method, params) in [("sync.now", JSON.object([:])), ("sync.now", ["wait": true]), ("sync.now", ["wait": false]),
                                      ("sync.pending", JSON.object([:]))]
@@ -370,8 +253,8 @@ struct RPCProtocolTests {
                 let e = try c.callError(method, params)
                 #expect(e.code == -32005, "\(method) \(params.text): \(e)")
             }
-            expectError(try c.exchange(request("s", "sync.now", ["wait": true])), code: -32005, id: "s")
-            expectError(try c.exchange(request("p", "sync.pending")), code: -32005, id: "p")
+            expectError(try c.exchange(rpcRequest("s", "sync.now", ["wait": true])), code: -32005, id: "s")
+            expectError(try c.exchange(rpcRequest("p", "sync.pending")), code: -32005, id: "p")
         }
     }
 
@@ -379,11 +262,11 @@ struct RPCProtocolTests {
 
     @Test("ids of string, number and null are echoed")
     func idsEchoed() throws {
-        try withDaemon { d in
+        try withRPCDaemon { d in
             let c = try d.client()
             let ids: [JSON] = ["abc", "", "ünïcödé-ïd", 0, 42, -7, 9_007_199_254_740_991, 1.5, .null]
             for id in ids {
-                let r = try c.exchange(request(id, "daemon.status"))
+                let r = try c.exchange(rpcRequest(id, "daemon.status"))
                 expectResult(r, id: id)
             }
             // Raw text, so the id's form on the wire is exactly what we sent.
@@ -396,13 +279,13 @@ struct RPCProtocolTests {
 
     @Test("notifications (no id) get no reply, but are executed")
     func notificationsGetNoReply() throws {
-        try withDaemon { d in
+        try withRPCDaemon { d in
             let c = try d.client()
-            try c.send(line: request(nil, "sermon.create", ["title": "from a notification"]).text)
-            try c.send(line: request(nil, "no.such.method").text)
-            try c.send(line: request(nil, "sermon.get", ["id": "not-a-uuid"]).text)
-            try c.send(line: request(nil, "sync.now").text)
-            try c.send(line: request(1, "sermon.list").text)
+            try c.send(line: rpcRequest(nil, "sermon.create", ["title": "from a notification"]).text)
+            try c.send(line: rpcRequest(nil, "no.such.method").text)
+            try c.send(line: rpcRequest(nil, "sermon.get", ["id": "not-a-uuid"]).text)
+            try c.send(line: rpcRequest(nil, "sync.now").text)
+            try c.send(line: rpcRequest(1, "sermon.list").text)
             let first = try readReply(c)
             expectResult(first, id: 1)
             let titles = first["result"]?["items"]?.arrayValue?.compactMap { $0["title"]?.stringValue } ?? []
@@ -414,16 +297,16 @@ struct RPCProtocolTests {
 
     @Test("a mixed batch replies only for its calls (including the invalid element)")
     func mixedBatch() throws {
-        try withDaemon { d in
+        try withRPCDaemon { d in
             let c = try d.client()
             let batch: JSON = [
-                request(1, "sermon.create", ["title": "batch one"]),
-                request(nil, "sermon.create", ["title": "batch notification"]),
+                rpcRequest(1, "sermon.create", ["title": "batch one"]),
+                rpcRequest(nil, "sermon.create", ["title": "batch notification"]),
                 42,
-                request("b", "daemon.status"),
-                request(3, "no.such.method"),
-                request(nil, "no.such.method"),
-                request(4, "sermon.get", ["id": "bad"]),
+                rpcRequest("b", "daemon.status"),
+                rpcRequest(3, "no.such.method"),
+                rpcRequest(nil, "no.such.method"),
+                rpcRequest(4, "sermon.get", ["id": "bad"]),
             ]
             let reply = try c.exchange(batch)
             let items = try #require(reply.arrayValue, "a batch reply is an array: \(reply.text)")
@@ -448,26 +331,26 @@ struct RPCProtocolTests {
 
     @Test("a batch's writes share group commits yet behave as if run one after another, replies in order")
     func batchWritesInOrder() throws {
-        try withDaemon { d in
+        try withRPCDaemon { d in
             let c = try d.client()
             let sermon = Identifier.make(), note = Identifier.make(), missing = Identifier.make()
             var calls: [JSON] = [
-                request(1, "sermon.create", ["id": .string(sermon), "title": "grouped"]),
+                rpcRequest(1, "sermon.create", ["id": .string(sermon), "title": "grouped"]),
                 // Sees the sermon created by the call before it (queued, not yet committed when this one starts).
-                request(2, "note.add", ["id": .string(note), "sermonId": .string(sermon), "text": "first", "timestamp": 1]),
-                request(3, "note.update", ["id": .string(note), "text": "second"]),
+                rpcRequest(2, "note.add", ["id": .string(note), "sermonId": .string(sermon), "text": "first", "timestamp": 1]),
+                rpcRequest(3, "note.update", ["id": .string(note), "text": "second"]),
                 // A failing write in the middle changes nothing and stops nothing.
-                request(4, "note.add", ["sermonId": .string(missing), "text": "orphan", "timestamp": 2]),
-                request(5, "note.add", ["id": .string(note), "sermonId": .string(sermon), "text": "duplicate id", "timestamp": 3]),
+                rpcRequest(4, "note.add", ["sermonId": .string(missing), "text": "orphan", "timestamp": 2]),
+                rpcRequest(5, "note.add", ["id": .string(note), "sermonId": .string(sermon), "text": "duplicate id", "timestamp": 3]),
                 // A read: it waits for the writes before it, so it sees all of them.
-                request(6, "sermon.get", ["id": .string(sermon)]),
+                rpcRequest(6, "sermon.get", ["id": .string(sermon)]),
             ]
             for k in 0..<200 {
-                calls.append(request(.int(Int64(100 + k)), "note.add", ["sermonId": .string(sermon), "text": .string("bulk \(k)"),
+                calls.append(rpcRequest(.int(Int64(100 + k)), "note.add", ["sermonId": .string(sermon), "text": .string("bulk \(k)"),
                                                                          "timestamp": .int(Int64(10 + k))]))
             }
-            calls.append(request(7, "note.delete", ["id": .string(note)]))
-            calls.append(request(8, "sermon.get", ["id": .string(sermon)]))
+            calls.append(rpcRequest(7, "note.delete", ["id": .string(note)]))
+            calls.append(rpcRequest(8, "sermon.get", ["id": .string(sermon)]))
             let reply = try c.exchange(.array(calls))
             let items = try #require(reply.arrayValue, "\(reply.text.prefix(300))")
             #expect(items.map { $0["id"] } == calls.map { $0["id"] }, "replies in request order")
@@ -487,302 +370,18 @@ struct RPCProtocolTests {
 
     @Test("a batch of only notifications gets no reply")
     func batchOfNotifications() throws {
-        try withDaemon { d in
+        try withRPCDaemon { d in
             let c = try d.client()
             let batch: JSON = [
-                request(nil, "sermon.create", ["title": "n1"]),
-                request(nil, "daemon.status"),
-                request(nil, "no.such.method"),
+                rpcRequest(nil, "sermon.create", ["title": "n1"]),
+                rpcRequest(nil, "daemon.status"),
+                rpcRequest(nil, "no.such.method"),
             ]
             try c.send(line: batch.text)
-            try c.send(line: request("after", "sermon.list").text)
+            try c.send(line: rpcRequest("after", "sermon.list").text)
             let first = try readReply(c)
             expectResult(first, id: "after")
             #expect(first["result"]?["items"]?.arrayValue?.count == 1)
-        }
-    }
-
-    // MARK: Framing
-
-    @Test("a request split across two writes with a pause is answered")
-    func splitRequest() throws {
-        try withDaemon { d in
-            let c = try d.client()
-            let bytes = Array(request(1, "sermon.create", ["title": "split"]).text.utf8)
-            let half = bytes.count / 2
-            try c.send(bytes: Array(bytes[..<half]))
-            usleep(500_000)
-            try c.send(bytes: Array(bytes[half...]))
-            usleep(200_000)
-            try c.send(bytes: [0x0A])
-            let r = try readReply(c)
-            expectResult(r, id: 1)
-            #expect(r["result"]?["title"] == "split")
-            // Split inside a multi-byte UTF-8 character.
-            let u = Array(request(2, "sermon.create", ["title": "é€😀"]).text.utf8) + [0x0A]
-            let cut = u.firstIndex(of: 0xF0)! + 2
-            try c.send(bytes: Array(u[..<cut]))
-            usleep(300_000)
-            try c.send(bytes: Array(u[cut...]))
-            let r2 = try readReply(c)
-            expectResult(r2, id: 2)
-            #expect(r2["result"]?["title"] == "é€😀")
-        }
-    }
-
-    @Test("several requests in one write are answered in order")
-    func severalRequestsInOneWrite() throws {
-        try withDaemon { d in
-            let c = try d.client()
-            var text = ""
-            for i in 1...8 { text += request(.int(Int64(i)), "sermon.create", ["title": .string("t\(i)")]).text + "\n" }
-            text += request(9, "sermon.list", ["limit": 100]).text + "\n"
-            try c.send(bytes: Array(text.utf8))
-            for i in 1...8 {
-                let r = try readReply(c)
-                expectResult(r, id: .int(Int64(i)))
-                #expect(r["result"]?["title"] == .string("t\(i)"))
-            }
-            let list = try readReply(c)
-            expectResult(list, id: 9)
-            #expect(list["result"]?["items"]?.arrayValue?.count == 8)
-        }
-    }
-
-    /// Lines that arrive together are answered together (one write); order and completeness must hold
-    /// however the stream is cut, and lines before an over-limit line are still answered before the refusal.
-    @Test("500 pipelined requests in one write: 500 answers in order; good lines before an over-limit one are answered first")
-    func pipelinedBatchesAndOverflow() throws {
-        try withDaemon(config: "[limits]\nmax_request_bytes = 4096\n") { d in
-            let c = try d.client()
-            let sermon = try #require(try c.call("sermon.create", ["title": "pipelined"])["id"])
-            var text = ""
-            for i in 1...500 {
-                let r = i % 2 == 0 ? request(.int(Int64(i)), "sermon.get", ["id": sermon])
-                    : request(.int(Int64(i)), "note.add", ["sermonId": sermon, "text": .string("n\(i)"), "timestamp": .int(Int64(i))])
-                text += r.text + "\n"
-            }
-            try c.send(bytes: Array(text.utf8))
-            for i in 1...500 {
-                let r = try readReply(c)
-                expectResult(r, id: .int(Int64(i)))
-                if i % 2 == 0 {
-                    // Each read sees every write answered before it on this connection.
-                    #expect(r["result"]?["notes"]?.arrayValue?.count == i / 2)
-                }
-            }
-
-            let c2 = try d.client()
-            let good = request(1, "sermon.create", ["title": "before the overflow"]).text + "\n"
-                + request(2, "daemon.status").text + "\n"
-            let huge = request(3, "sermon.create", ["title": .string(String(repeating: "x", count: 6000))]).text + "\n"
-            try c2.send(bytes: Array((good + huge).utf8))
-            expectResult(try readReply(c2), id: 1)
-            expectResult(try readReply(c2), id: 2)
-            expectError(try readReply(c2), code: -32003)
-            #expect(c2.isClosedByPeer(timeout: 15))
-            let titles = try d.client().call("sermon.list", [:])["items"]?.arrayValue?.compactMap { $0["title"]?.stringValue } ?? []
-            #expect(Set(titles) == ["pipelined", "before the overflow"])
-        }
-    }
-
-    @Test("\\r\\n line endings are accepted")
-    func crlfLineEndings() throws {
-        try withDaemon { d in
-            let c = try d.client()
-            let text = request(1, "daemon.status").text + "\r\n" + request(2, "sermon.create", ["title": "crlf"]).text + "\r\n"
-            try c.send(bytes: Array(text.utf8))
-            expectResult(try readReply(c), id: 1)
-            let r = try readReply(c)
-            expectResult(r, id: 2)
-            #expect(r["result"]?["title"] == "crlf")
-            // Blank lines between requests are not requests.
-            try c.send(bytes: Array(("\r\n\n" + request(3, "daemon.status").text + "\r\n").utf8))
-            expectResult(try readReply(c), id: 3)
-        }
-    }
-
-    @Test("a last line without newline, then shutdown of the write side, is answered")
-    func lastLineWithoutNewline() throws {
-        try withDaemon { d in
-            let c = try d.client()
-            try c.send(bytes: Array(request(1, "sermon.create", ["title": "no newline"]).text.utf8))
-            #expect(shutdown(c.fd, Int32(SHUT_WR)) == 0)
-            let line = try c.readLine(timeout: 30)
-            #expect(line != nil, "no reply to a last line ended by SHUT_WR; log tail:\n\(String(d.log.suffix(1500)))")
-            if let line {
-                let r = try JSON.parse(line)
-                expectResult(r, id: 1)
-                #expect(r["result"]?["title"] == "no newline")
-            }
-            #expect(c.isClosedByPeer(timeout: 15))
-
-            // A complete line followed by an unterminated one, then SHUT_WR: both answered, in order.
-            let c2 = try d.client()
-            let text = request(2, "daemon.status").text + "\n" + request(3, "sermon.list").text
-            try c2.send(bytes: Array(text.utf8))
-            #expect(shutdown(c2.fd, Int32(SHUT_WR)) == 0)
-            let first = try c2.readLine(timeout: 30)
-            #expect(first != nil, "no reply to the complete line before the unterminated one")
-            if let first { expectResult(try JSON.parse(first), id: 2) }
-            let last = first == nil ? nil : try c2.readLine(timeout: 30)
-            #expect(last != nil, "no reply to the unterminated last line")
-            if let last { expectResult(try JSON.parse(last), id: 3) }
-
-            // The answered write was stored.
-            let c3 = try d.client()
-            let titles = try c3.call("sermon.list")["items"]?.arrayValue?.compactMap { $0["title"]?.stringValue }
-            #expect(titles == ["no newline"])
-        }
-    }
-
-    // MARK: Concurrency
-
-    @Test("70 concurrent clients all succeed while another client stalls mid-line")
-    func concurrentClientsWithStaller() throws {
-        try withDaemon { d in
-            // The staller: half a request, then nothing.
-            let staller = try d.client()
-            try staller.send(bytes: Array(#"{"jsonrpc":"2.0","id":1,"meth"#.utf8))
-
-            let n = 70
-            let results = Collector()
-            let barrier = Barrier(n)
-            let finished = runThreads(n, timeout: 240) { i in
-                var client: RPCClient?
-                do { client = try d.client() } catch { results.fail("client \(i): connect: \(error)") }
-                barrier.arriveAndWait()
-                guard let c = client else { return }
-                do {
-                    let s = try c.call("sermon.create", ["title": .string("client \(i)")], timeout: 120)
-                    guard let sid = s["id"]?.stringValue else { throw HarnessError("no id in \(s.text)") }
-                    _ = try c.call("note.add", ["sermonId": .string(sid), "text": .string("note \(i)"), "timestamp": .int(Int64(i))],
-                                   timeout: 120)
-                    let g = try c.call("sermon.get", ["id": .string(sid)], timeout: 120)
-                    guard g["title"] == .string("client \(i)"), g["notes"]?.arrayValue?.count == 1 else {
-                        throw HarnessError("wrong sermon: \(g.text)")
-                    }
-                    _ = try c.call("daemon.status", timeout: 120)
-                    _ = try c.call("sermon.list", ["limit": 5], timeout: 120)
-                    results.succeed()
-                } catch {
-                    results.fail("client \(i): \(error)")
-                }
-            }
-            #expect(finished, "not all clients finished within 240 s")
-            #expect(results.failures.isEmpty, "\(results.failures.prefix(5))")
-            #expect(results.successes == n)
-
-            // The staller still works once it finishes its line.
-            try staller.send(line: #"od":"daemon.status"}"#)
-            expectResult(try readReply(staller), id: 1)
-
-            let c = try d.client()
-            #expect(try c.call("sermon.list", ["limit": 1000])["items"]?.arrayValue?.count == n)
-        }
-    }
-
-    @Test("a client that never reads its replies does not block other clients")
-    func nonReadingClientDoesNotBlockOthers() throws {
-        try withDaemon { d in
-            let hog = try d.client()
-            let sent = Collector()
-            let flood = DispatchGroup()
-            flood.enter()
-            let hogThread = Thread {
-                // Many requests with large replies; nobody reads them.
-                let line = Array((request(1, "rpc.discover").text + "\n").utf8)
-                var chunk = [UInt8]()
-                for _ in 0..<50 { chunk += line }
-                for _ in 0..<200 {
-                    do { try hog.send(bytes: chunk); sent.succeed() } catch { break }
-                }
-                flood.leave()
-            }
-            hogThread.start()
-            // Give the flood a head start (not a timing assertion: the check below holds either way).
-            let deadline = Date().addingTimeInterval(10)
-            while sent.successes < 20 && Date() < deadline { usleep(50_000) }
-            usleep(500_000)
-
-            let other = try d.client()
-            for i in 0..<20 {
-                let s = try other.call("sermon.create", ["title": .string("other \(i)")], timeout: 60)
-                #expect(s["title"] == .string("other \(i)"))
-                _ = try other.call("rpc.discover", timeout: 60)
-            }
-            let fresh = try d.client()
-            #expect(try fresh.call("sermon.list", ["limit": 100], timeout: 60)["items"]?.arrayValue?.count == 20)
-
-            // Let go of the hog: its blocked writes fail, the daemon drops the connection.
-            shutdown(hog.fd, Int32(SHUT_RDWR))
-            #expect(flood.wait(timeout: .now() + 60) == .success)
-            #expect(try fresh.call("daemon.status", timeout: 60)["pid"]?.int64Value == Int64(d.pid))
-        }
-    }
-
-    // MARK: Events and discovery
-
-    @Test("events.subscribe, then a sermon.create on another connection delivers a record.changed event")
-    func eventsDelivered() throws {
-        try withDaemon { d in
-            let sub = try d.client()
-            let r = try sub.call("events.subscribe", [:])
-            let subscribed = r["subscribed"]?.arrayValue?.compactMap { $0.stringValue } ?? []
-            #expect(subscribed.contains("record.changed"), "\(r.text)")
-
-            let writer = try d.client()
-            let s = try writer.call("sermon.create", ["title": "evented"])
-            let sid = try #require(s["id"]?.stringValue)
-
-            var found: JSON?
-            let deadline = Date().addingTimeInterval(30)
-            while found == nil, deadline.timeIntervalSinceNow > 0 {
-                guard let line = try sub.readLine(timeout: deadline.timeIntervalSinceNow) else { break }
-                let msg = try JSON.parse(line)
-                #expect(msg["jsonrpc"] == "2.0")
-                #expect(msg["id"] == nil, "a notification has no id: \(msg.text)")
-                if msg["method"] == "event", msg["params"]?["topic"] == "record.changed", msg["params"]?["id"] == .string(sid) {
-                    found = msg
-                }
-            }
-            let event = try #require(found, "no record.changed event for \(sid)")
-            #expect(event["params"]?["collection"] == "sermons", "\(event.text)")
-
-            // A subscription to a specific topic, and an unknown topic named as the field.
-            let sub2 = try d.client()
-            let r2 = try sub2.call("events.subscribe", ["topics": ["record.changed"]])
-            #expect(r2["subscribed"] == ["record.changed"])
-            let e = try sub2.callError("events.subscribe", ["topics": ["no.such.topic"]])
-            #expect(e.code == -32602, "\(e)")
-            #expect(e.field?.hasPrefix("topics") == true, "\(e)")
-        }
-    }
-
-    @Test("rpc.discover returns an OpenRPC document listing every method of contract §2")
-    func discover() throws {
-        try withDaemon { d in
-            let c = try d.client()
-            let doc = try c.call("rpc.discover")
-            #expect(doc["openrpc"]?.stringValue != nil, "\(doc.text.prefix(300))")
-            #expect(doc["info"]?["title"]?.stringValue != nil)
-            #expect(doc["info"]?["version"]?.stringValue != nil)
-            let methods = try #require(doc["methods"]?.arrayValue)
-            let names = Set(methods.compactMap { $0["name"]?.stringValue })
-            let contract = ["daemon.status", "rpc.discover", "sermon.create", "sermon.get", "sermon.list", "sermon.update",
-                            "sermon.delete", "note.add", "note.update", "note.delete", "transcript.set", "summary.set",
-                            "chat.append", "chat.list", "audio.import", "audio.path", "sync.now", "sync.status",
-                            "sync.pending", "events.subscribe"]
-            for name in contract { #expect(names.contains(name), "rpc.discover lacks \(name)") }
-            for m in methods {
-                #expect(m["params"]?.arrayValue != nil, "method without params list: \(m.text)")
-                #expect(m["result"] != nil, "method without result: \(m.text)")
-            }
-            let create = try #require(methods.first { $0["name"] == "sermon.create" })
-            let paramNames = Set(create["params"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? [])
-            #expect(paramNames == ["title", "date", "serviceType", "speaker", "id"])
-            let title = create["params"]?.arrayValue?.first { $0["name"] == "title" }
-            #expect(title?["required"] == true)
         }
     }
 }

@@ -4,11 +4,11 @@ import Testing
 // the list the server itself checks, not to a copy of it.
 @testable import TNotesCore
 
-/// `Sources/TNotesServer/openapi.json`, the one copy of the document (compiled into the server by
+/// `docs/openapi.json`, the one copy of the document (compiled into the server by
 /// Plugins/EmbedOpenAPI), read from the source tree.
 enum OpenAPIFile {
     static let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Sources/TNotesServer/openapi.json")
+        .deletingLastPathComponent().appendingPathComponent("docs/openapi.json")
 
     static func bytes() throws -> Data { try Data(contentsOf: url) }
     static func document() throws -> JSON { try JSON.parse(Array(bytes())) }

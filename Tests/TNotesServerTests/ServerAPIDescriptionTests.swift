@@ -7,7 +7,7 @@ import TNotesTestSupport
 
 /// Contract §6.6: `GET /openapi.json` describes every route, and the router's own answers follow HTTP and
 /// the JSON error body (schemathesis, run by `scripts/check-openapi.sh` in `make test`, found the bare 404s).
-/// The document is `Sources/TNotesServer/openapi.json`; these tests hold it to the router (here) and to the
+/// The document is `docs/openapi.json`; these tests hold it to the router (here) and to the
 /// record schemas (OpenAPIRecordSchemaTests.swift).
 @Suite("tnotes-server API description and router answers")
 struct ServerAPIDescriptionTests {

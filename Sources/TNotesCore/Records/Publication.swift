@@ -77,7 +77,7 @@ public struct PublicationSnapshot: RecordShape {
         }
 
         public static let fields: [RecordField<NotePart>] = [
-            .required("timestamp", .number(min: 0), \.timestamp),
+            .same(as: Note.self, \.timestamp, \.timestamp),
             .required("text", .string, \.text),
         ]
     }

@@ -385,3 +385,22 @@ extension RecordField {
         return .optional(f.name, f.type, keyPath, nullable: f.nullable)
     }
 }
+
+// MARK: Fields of JSON as it is
+
+/// A record's member by its field's key path, for code that passes records through as JSON (the sync path,
+/// a body kept as stored, a fuzzer's hostile values): the name is the descriptor's, so a renamed field is a
+/// compile error here too.
+extension JSONObject {
+    public subscript<R: RecordShape, V>(field keyPath: KeyPath<R, V>) -> JSON? {
+        get { self[R.name(keyPath)] }
+        set { self[R.name(keyPath)] = newValue }
+    }
+}
+
+extension JSON {
+    /// The member at a field of an object; nil when this is not an object or has no such member.
+    public subscript<R: RecordShape, V>(field keyPath: KeyPath<R, V>) -> JSON? {
+        objectValue?[R.name(keyPath)]
+    }
+}

@@ -34,7 +34,7 @@ public struct SearchItem: RecordShape {
         .optional("snippet", .string, \.snippet),
         .optional("display", .string, \.display),
         .optional("start", .number(min: 0), \.start),
-        .optional("timestamp", .number(min: 0), \.timestamp),
+        .same(as: Note.self, \.timestamp, optional: \.timestamp),
         .optional("rank", .number(min: -Double.greatestFiniteMagnitude), \.rank),
         .optional("ref", .object, \.ref),
     ]

@@ -18,17 +18,17 @@ enum CommandOutput {
         do { json = try JSON.parse(trimmed) } catch {
             throw CommandRunner.Failure(description: "\(program) printed malformed JSON: \(error)")
         }
-        guard case .object(let o) = json, case .string(let text)? = o["text"] else {
+        guard case .object(let o) = json, case .string(let text)? = o[field: \Transcript.text] else {
             throw CommandRunner.Failure(description: "\(program) printed JSON without a string \"text\" (expected {text, segments?})")
         }
         var segments: [TimedSegment] = []
-        if let raw = o["segments"], !raw.isNull {
+        if let raw = o[field: \Transcript.segments], !raw.isNull {
             guard case .array(let items) = raw else {
                 throw CommandRunner.Failure(description: "\(program) printed \"segments\" that is not an array")
             }
             for (i, item) in items.enumerated() {
-                guard let start = item["start"]?.doubleValue, let end = item["end"]?.doubleValue,
-                      case .string(let t)? = item["text"], start >= 0, end >= start, start.isFinite, end.isFinite
+                guard let start = item[field: \Transcript.Segment.start]?.doubleValue, let end = item[field: \Transcript.Segment.end]?.doubleValue,
+                      case .string(let t)? = item[field: \Transcript.Segment.text], start >= 0, end >= start, start.isFinite, end.isFinite
                 else {
                     throw CommandRunner.Failure(description: "\(program) printed segments[\(i)] without start ≤ end and text")
                 }
