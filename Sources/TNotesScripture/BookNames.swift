@@ -35,69 +35,69 @@ struct NumberedBookName: Sendable {
 
 enum BookNames {
     /// Unnumbered books: full names (lower case, words separated by one space) and abbreviations.
-    private static let table: [(book: String, names: [String], abbreviations: [String])] = [
-        ("Genesis", ["genesis"], ["gen", "gn"]),
-        ("Exodus", ["exodus"], ["exod", "exo", "ex"]),
-        ("Leviticus", ["leviticus"], ["lev", "lv"]),
-        ("Numbers", ["numbers"], ["num", "numb"]),
-        ("Deuteronomy", ["deuteronomy"], ["deut", "deu", "dt"]),
-        ("Joshua", ["joshua"], ["josh", "jos", "jsh"]),
-        ("Judges", ["judges"], ["judg", "jdg", "jdgs"]),
-        ("Ruth", ["ruth"], ["rth"]),
-        ("Ezra", ["ezra"], ["ezr"]),
-        ("Nehemiah", ["nehemiah"], ["neh"]),
-        ("Esther", ["esther"], ["esth", "est"]),
-        ("Job", ["job"], ["jb"]),
+    private static let table: [(book: String, names: Spellings, abbreviations: Spellings)] = [
+        ("Genesis", "genesis", ["gen", "gn"]),
+        ("Exodus", "exodus", ["exod", "exo", "ex"]),
+        ("Leviticus", "leviticus", ["lev", "lv"]),
+        ("Numbers", "numbers", ["num", "numb"]),
+        ("Deuteronomy", "deuteronomy", ["deut", "deu", "dt"]),
+        ("Joshua", "joshua", ["josh", "jos", "jsh"]),
+        ("Judges", "judges", ["judg", "jdg", "jdgs"]),
+        ("Ruth", "ruth", "rth"),
+        ("Ezra", "ezra", "ezr"),
+        ("Nehemiah", "nehemiah", "neh"),
+        ("Esther", "esther", ["esth", "est"]),
+        ("Job", "job", "jb"),
         ("Psalms", ["psalms", "psalm"], ["ps", "psa", "pss", "psm", "pslm"]),
-        ("Proverbs", ["proverbs"], ["prov", "prv", "pro"]),
+        ("Proverbs", "proverbs", ["prov", "prv", "pro"]),
         ("Ecclesiastes", ["ecclesiastes", "qoheleth"], ["eccl", "eccles", "eccle", "ecc", "qoh"]),
         ("Song of Solomon", ["song of solomon", "song of songs", "canticles", "canticle of canticles"],
          ["song of sol", "song", "sos", "cant"]),
-        ("Isaiah", ["isaiah"], ["isa", "is"]),
-        ("Jeremiah", ["jeremiah"], ["jer"]),
-        ("Lamentations", ["lamentations"], ["lam"]),
-        ("Ezekiel", ["ezekiel"], ["ezek", "eze", "ezk"]),
-        ("Daniel", ["daniel"], ["dan", "dn"]),
-        ("Hosea", ["hosea"], ["hos"]),
-        ("Joel", ["joel"], ["jl"]),
-        ("Amos", ["amos"], ["am"]),
-        ("Obadiah", ["obadiah"], ["obad", "oba", "ob"]),
-        ("Jonah", ["jonah"], ["jnh", "jon"]),
-        ("Micah", ["micah"], ["mic"]),
-        ("Nahum", ["nahum"], ["nah"]),
-        ("Habakkuk", ["habakkuk"], ["hab"]),
-        ("Zephaniah", ["zephaniah"], ["zeph", "zep"]),
-        ("Haggai", ["haggai"], ["hag", "hg"]),
-        ("Zechariah", ["zechariah"], ["zech", "zec"]),
-        ("Malachi", ["malachi"], ["mal"]),
-        ("Matthew", ["matthew"], ["matt", "mat", "mt"]),
-        ("Mark", ["mark"], ["mk", "mrk", "mar"]),
-        ("Luke", ["luke"], ["lk", "luk"]),
-        ("John", ["john"], ["jn", "jhn", "joh"]),
+        ("Isaiah", "isaiah", ["isa", "is"]),
+        ("Jeremiah", "jeremiah", "jer"),
+        ("Lamentations", "lamentations", "lam"),
+        ("Ezekiel", "ezekiel", ["ezek", "eze", "ezk"]),
+        ("Daniel", "daniel", ["dan", "dn"]),
+        ("Hosea", "hosea", "hos"),
+        ("Joel", "joel", "jl"),
+        ("Amos", "amos", "am"),
+        ("Obadiah", "obadiah", ["obad", "oba", "ob"]),
+        ("Jonah", "jonah", ["jnh", "jon"]),
+        ("Micah", "micah", "mic"),
+        ("Nahum", "nahum", "nah"),
+        ("Habakkuk", "habakkuk", "hab"),
+        ("Zephaniah", "zephaniah", ["zeph", "zep"]),
+        ("Haggai", "haggai", ["hag", "hg"]),
+        ("Zechariah", "zechariah", ["zech", "zec"]),
+        ("Malachi", "malachi", "mal"),
+        ("Matthew", "matthew", ["matt", "mat", "mt"]),
+        ("Mark", "mark", ["mk", "mrk", "mar"]),
+        ("Luke", "luke", ["lk", "luk"]),
+        ("John", "john", ["jn", "jhn", "joh"]),
         ("Acts", ["acts", "acts of the apostles"], ["act", "ac"]),
-        ("Romans", ["romans"], ["rom", "rm", "ro"]),
-        ("Galatians", ["galatians"], ["gal"]),
-        ("Ephesians", ["ephesians"], ["eph", "ephes"]),
-        ("Philippians", ["philippians"], ["phil", "php"]),
-        ("Colossians", ["colossians"], ["col"]),
-        ("Titus", ["titus"], ["tit"]),
-        ("Philemon", ["philemon"], ["philem", "phlm", "phm", "phile"]),
-        ("Hebrews", ["hebrews"], ["heb"]),
-        ("James", ["james"], ["jas", "jm"]),
-        ("Jude", ["jude"], ["jud"]),
+        ("Romans", "romans", ["rom", "rm", "ro"]),
+        ("Galatians", "galatians", "gal"),
+        ("Ephesians", "ephesians", ["eph", "ephes"]),
+        ("Philippians", "philippians", ["phil", "php"]),
+        ("Colossians", "colossians", "col"),
+        ("Titus", "titus", "tit"),
+        ("Philemon", "philemon", ["philem", "phlm", "phm", "phile"]),
+        ("Hebrews", "hebrews", "heb"),
+        ("James", "james", ["jas", "jm"]),
+        ("Jude", "jude", "jud"),
         ("Revelation", ["revelation", "revelations", "apocalypse"], ["rev", "rv"]),
     ]
 
     /// Numbered books: base names and abbreviations, then the canonical names for prefix 1, 2, 3.
-    private static let numberedTable: [(names: [String], abbreviations: [String], books: [String?])] = [
-        (["samuel"], ["sam", "sm", "sa"], ["1 Samuel", "2 Samuel", nil]),
-        (["kings"], ["kgs", "ki", "kin"], ["1 Kings", "2 Kings", nil]),
-        (["chronicles"], ["chron", "chr", "chro"], ["1 Chronicles", "2 Chronicles", nil]),
-        (["corinthians"], ["cor", "co"], ["1 Corinthians", "2 Corinthians", nil]),
-        (["thessalonians"], ["thess", "thes", "ths", "th"], ["1 Thessalonians", "2 Thessalonians", nil]),
-        (["timothy"], ["tim", "ti"], ["1 Timothy", "2 Timothy", nil]),
-        (["peter"], ["pet", "pt", "pe"], ["1 Peter", "2 Peter", nil]),
-        (["john"], ["jn", "jhn", "joh", "jo"], ["1 John", "2 John", "3 John"]),
+    private static let numberedTable: [(names: Spellings, abbreviations: Spellings, books: [String?])] = [
+        ("samuel", ["sam", "sm", "sa"], ["1 Samuel", "2 Samuel", nil]),
+        ("kings", ["kgs", "ki", "kin"], ["1 Kings", "2 Kings", nil]),
+        ("chronicles", ["chron", "chr", "chro"], ["1 Chronicles", "2 Chronicles", nil]),
+        ("corinthians", ["cor", "co"], ["1 Corinthians", "2 Corinthians", nil]),
+        ("thessalonians", ["thess", "thes", "ths", "th"], ["1 Thessalonians", "2 Thessalonians", nil]),
+        ("timothy", ["tim", "ti"], ["1 Timothy", "2 Timothy", nil]),
+        ("peter", ["pet", "pt", "pe"], ["1 Peter", "2 Peter", nil]),
+        ("john", ["jn", "jhn", "joh", "jo"], ["1 John", "2 John", "3 John"]),
     ]
 
     /// Full names that are also common English words or first names: a capital is needed in free text.
@@ -124,7 +124,7 @@ enum BookNames {
         for entry in table {
             guard let book = BibleBooks.indexByName[entry.book] else { preconditionFailure("unknown book \(entry.book)") }
             for (spellings, abbreviation) in [(entry.names, false), (entry.abbreviations, true)] {
-                for spelling in spellings {
+                for spelling in spellings.all {
                     let words = spelling.split(separator: " ").map(String.init)
                     let name = BookName(book: book, tier: tier(of: spelling, abbreviation: abbreviation),
                                         abbreviation: abbreviation)
@@ -142,7 +142,7 @@ enum BookNames {
         for entry in numberedTable {
             let books = entry.books.map { name in name.flatMap { BibleBooks.indexByName[$0] } }
             for (spellings, abbreviation) in [(entry.names, false), (entry.abbreviations, true)] {
-                for spelling in spellings {
+                for spelling in spellings.all {
                     map[spelling] = NumberedBookName(books: books, tier: tier(of: spelling, abbreviation: abbreviation),
                                                      abbreviation: abbreviation)
                 }
@@ -230,4 +230,12 @@ enum BookNames {
         ["book", "of"], ["gospel", "according", "to"], ["gospel", "of"],
         ["epistle", "to", "the"], ["epistle", "of"], ["letter", "to", "the"], ["letter", "of"],
     ]
+}
+
+/// A table row's spellings: one written as a plain string, several as a list.
+struct Spellings: ExpressibleByStringLiteral, ExpressibleByArrayLiteral, Sendable {
+    let all: [String]
+
+    init(stringLiteral value: String) { all = [value] }
+    init(arrayLiteral elements: String...) { all = elements }
 }
