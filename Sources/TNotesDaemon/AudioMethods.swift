@@ -40,15 +40,12 @@ struct AudioMethods {
     func register(into table: inout MethodTable) {
         let store = self.store, importer = self.importer, autoTranscribe = self.autoTranscribe, worker = self.worker
 
-        table.add(MethodSpec("audio.import", summary: "Copy an audio file into the data dir and attach it to a sermon.",
-                             params: [
-                                ParamSpec("sermonId", .uuid, required: true),
-                                ParamSpec("path", .text, required: true, "a readable file on this machine"),
-                             ], result: RecordMethods.sermonResult) { p, _ in
-            let sermonId = try p.requiredString("sermonId")
+        table.add(MethodSpec(AudioImport.self, summary: "Copy an audio file into the data dir and attach it to a sermon.",
+                             notes: [\.path: "a readable file on this machine"], result: RecordMethods.sermonResult) { p, _ in
+            let sermonId = p.sermonId
             // Refuse early for an unknown sermon, before copying a possibly large file.
             _ = try await store.read { s in try RecordMethods.live(.sermons, sermonId, in: s) }
-            let imported = try await importer.importFile(from: try p.requiredString("path"), sermonId: sermonId)
+            let imported = try await importer.importFile(from: p.path, sermonId: sermonId)
             do {
                 return try await Self.attach(imported, to: sermonId, store: store, transcribe: autoTranscribe, worker: worker)
             } catch {
@@ -57,19 +54,18 @@ struct AudioMethods {
             }
         })
 
-        table.add(MethodSpec("audio.path", summary: "Where this device keeps a sermon's audio, if it has it.",
-                             params: [ParamSpec("sermonId", .uuid, required: true)],
+        table.add(MethodSpec(AudioPath.self, summary: "Where this device keeps a sermon's audio, if it has it.",
                              result: ["type": "object", "properties": ["path": ["type": ["string", "null"]],
                                                                         "localAvailable": ["type": "boolean"]]], readOnly: true) { p, _ in
             try await store.read { s in
-                let id = try p.requiredString("sermonId")
+                let id = p.sermonId
                 guard let sermon = try s.record(.sermons, id: id) else { throw StoreError.notFound(collection: "sermons", id: id) }
                 let file = try s.audioFile(sermonId: id)
                 let wanted = sermon.body[field: \Sermon.audio]?["sha256"]?.stringValue
                 if let file, file.localAvailable, let path = file.path, file.sha256 == wanted, access(path, R_OK) == 0 {
-                    return ["path": .string(path), "localAvailable": true]
+                    return AudioPath.Result(path: path).fieldJSON
                 }
-                return ["path": .null, "localAvailable": false]
+                return AudioPath.Result(path: nil).fieldJSON
             }
         })
     }

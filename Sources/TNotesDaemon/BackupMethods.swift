@@ -12,19 +12,19 @@ struct BackupMethods {
     func register(into table: inout MethodTable) {
         let store = self.store
 
-        table.add(MethodSpec("backup.export", summary: "Every record, tombstones and chat included, a page at a time.", params: [
-            ParamSpec("after", .string, nullable: true, "the `next` of the previous page"),
-            ParamSpec("limit", .integer(min: 1, max: 5000), "page size, default 1000"),
+        table.add(MethodSpec(BackupExport.self, summary: "Every record, tombstones and chat included, a page at a time.", notes: [
+            \.after: "the `next` of the previous page",
+            \.limit: "page size, default 1000",
         ], result: ["type": "object", "properties": ["items": ["type": "array"], "next": ["type": ["string", "null"]],
                                                      "total": ["type": "integer"]]], readOnly: true) { p, _ in
             var after: (String, String)?
-            if let cursor = p.string("after") {
+            if let cursor = p.after ?? nil {
                 guard let decoded = ListCursor.decode(cursor) else {
-                    throw RPCError.invalidParams(field: "after", reason: "is not a cursor returned by backup.export")
+                    throw RPCError.invalidParams(field: BackupExport.Params.name(\.after), reason: "is not a cursor returned by backup.export")
                 }
                 after = decoded
             }
-            let limit = p.int("limit") ?? 1000
+            let limit = Int(p.limit ?? 1000)
             return try await store.read { [after] s in
                 let page = try s.allRecords(after: after, limit: limit)
                 let total = after == nil ? try s.recordCount() : nil
@@ -37,14 +37,14 @@ struct BackupMethods {
             }
         })
 
-        table.add(MethodSpec("backup.import", summary: """
+        table.add(MethodSpec(BackupImport.self, summary: """
             Merge records from a backup: each under the normal rule with its own version, so a second import \
             changes nothing; records this store did not have are queued like local edits and sync.
-            """, params: [
-                ParamSpec("items", .arrayOf(.object), required: true, "[{collection, deviceId, record}] as backup.export gave them"),
+            """, notes: [
+                \.items: "[{collection, deviceId, record}] as backup.export gave them",
             ], result: ["type": "object", "properties": ["applied": ["type": "integer"], "unchanged": ["type": "integer"]]]) { p, _ in
-            let raw = p["items"]?.arrayValue ?? []
-            guard raw.count <= 5000 else { throw RPCError.invalidParams(field: "items", reason: "at most 5000 per call") }
+            let raw = p.items
+            guard raw.count <= 5000 else { throw RPCError.invalidParams(field: BackupImport.Params.name(\.items), reason: "at most 5000 per call") }
             var changes: [Change] = []
             changes.reserveCapacity(raw.count)
             for (i, item) in raw.enumerated() {
@@ -72,7 +72,7 @@ struct BackupMethods {
                 for c in batch where try s.apply(c, origin: .local) == .applied { n += 1 }
                 return n
             }
-            return ["applied": .int(Int64(applied)), "unchanged": .int(Int64(batch.count - applied))]
+            return BackupImport.Result(applied: Int64(applied), unchanged: Int64(batch.count - applied)).fieldJSON
         })
     }
 }

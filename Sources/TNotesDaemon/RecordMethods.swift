@@ -176,31 +176,28 @@ struct RecordMethods {
             }
         })
 
-        table.add(MethodSpec("chat.append", summary: "Append a chat message to a sermon (append-only).", params: [
-            ParamSpec("sermonId", .uuid, required: true),
-            ParamSpec("role", .enumeration(StatusValues.chatRoles), required: true),
-            ParamSpec("content", .string, required: true),
-            ParamSpec("id", .uuid),
-        ], result: ["$ref": "#/components/schemas/ChatMessage"], queuesOneWrite: true) { p, _ in
+        table.add(MethodSpec(ChatAppend.self, summary: "Append a chat message to a sermon (append-only).",
+                             result: ["$ref": "#/components/schemas/ChatMessage"], queuesOneWrite: true) { p, _ in
             try await store.write { s in
-                let sermon = try Self.live(.sermons, try p.requiredString("sermonId"), in: s)
-                let id = p.string("id") ?? Identifier.make()
-                if try s.record(.chatMessages, id: id) != nil {
-                    throw RPCError.conflict("a chat message with id \(id) exists")
+                let sermon = try Self.live(.sermons, p.sermonId, in: s)
+                var message = ChatMessage()
+                message.id = p.id ?? Identifier.make()
+                if try s.record(.chatMessages, id: message.id) != nil {
+                    throw RPCError.conflict("a chat message with id \(message.id) exists")
                 }
-                let now = s.stamp()
-                let record: JSONObject = [
-                    "id": .string(id), "sermonId": .string(sermon.id), "role": try p.required("role"), "content": try p.required("content"),
-                    "createdAt": .string(now), "deviceId": .string(s.deviceId),
-                ]
-                return .object(try s.commitLocal(.chatMessages, record: record, op: .upsert).body)
+                message.sermonId = sermon.id
+                message.role = p.role
+                message.content = p.content
+                message.createdAt = s.stamp()
+                message.deviceId = s.deviceId
+                return .object(try s.commitLocal(.chatMessages, record: message.record, op: .upsert).body)
             }
         })
 
-        table.add(MethodSpec("chat.list", summary: "A sermon's chat, ordered by (createdAt, id, deviceId).",
-                             params: [ParamSpec("sermonId", .uuid, required: true)], result: ["type": "array"], readOnly: true) { p, _ in
+        table.add(MethodSpec(ChatList.self, summary: "A sermon's chat, ordered by (createdAt, id, deviceId).",
+                             result: ["type": "array"], readOnly: true) { p, _ in
             try await store.read { s in
-                let id = try p.requiredString("sermonId")
+                let id = p.sermonId
                 guard try s.record(.sermons, id: id) != nil else { throw StoreError.notFound(collection: "sermons", id: id) }
                 let messages = try s.children(.chatMessages, sermonId: id).sorted(by: RecordViews.chatOrder)
                 return .array(messages.map { .object($0.body) })

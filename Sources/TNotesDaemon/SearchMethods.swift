@@ -90,17 +90,17 @@ struct SearchMethods {
     /// `scripture.text`: the passage from an installed SWORD module. SWORD reads compressed files and is
     /// synchronous, so it runs on NIO's blocking thread pool, never on the cooperative pool.
     static func registerScripture(into table: inout MethodTable, bible: Bible) {
-        table.add(MethodSpec("scripture.text", summary: "A Bible passage, offline, from the installed SWORD modules (KJV by default).",
-                             params: [
-                                ParamSpec("ref", .text, required: true, "as people write it: John 3:16-18, Ps 23, 1 Cor 13:4"),
-                                ParamSpec("translation", .string, "KJV (sword-text-kjv, the default) or WEB (sword-text-web)"),
+        table.add(MethodSpec(ScriptureText.self, summary: "A Bible passage, offline, from the installed SWORD modules (KJV by default).",
+                             notes: [
+                                \.ref: "as people write it: John 3:16-18, Ps 23, 1 Cor 13:4",
+                                \.translation: "KJV (sword-text-kjv, the default) or WEB (sword-text-web)",
                              ],
                              result: ["type": "object", "properties": ["reference": ["type": "string"], "translation": ["type": "string"],
                                                                        "verses": ["type": "array"]]], readOnly: true) { p, _ in
-            let ref = try p.requiredString("ref")
-            let translation = p.string("translation") ?? "KJV"
+            let ref = p.ref
+            let translation = p.translation ?? "KJV"
             guard ScriptureReferences.parse(ref) != nil else {
-                throw RPCError.invalidParams(field: "ref", reason: "is not a Bible reference (e.g. John 3:16-18)")
+                throw RPCError.invalidParams(field: ScriptureText.Params.name(\.ref), reason: "is not a Bible reference (e.g. John 3:16-18)")
             }
             let result: Result<Passage, BibleError> = try await BlockingWork.run {
                 Result { () throws(BibleError) -> Passage in try bible.passage(ref, translation: translation) }
@@ -114,7 +114,7 @@ struct SearchMethods {
             case .failure(.translationMissing(let t, let package)):
                 throw RPCError.unavailable("the \(t) Bible is not installed: apt-get install \(package)")
             case .failure(.unknownTranslation(let t)):
-                throw RPCError.invalidParams(field: "translation", reason: "unknown translation \(t) (known: \(Bible.translations.keys.sorted().joined(separator: ", ")))")
+                throw RPCError.invalidParams(field: ScriptureText.Params.name(\.translation), reason: "unknown translation \(t) (known: \(Bible.translations.keys.sorted().joined(separator: ", ")))")
             case .failure(.noSuchPassage(let what)):
                 throw RPCError.notFound("passage", id: what.isEmpty ? ref : what)
             }

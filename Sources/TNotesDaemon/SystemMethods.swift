@@ -19,7 +19,7 @@ struct SystemMethods {
     func register(into table: inout MethodTable) {
         let store = self.store, hub = self.hub, info = self.info, discovery = self.discovery, sync = self.sync
 
-        table.add(MethodSpec("daemon.status", summary: "Version, schema, device, process and sync state.",
+        table.add(MethodSpec(DaemonStatusMethod.self, summary: "Version, schema, device, process and sync state.",
                              result: ["type": "object"], readOnly: true) { _, _ in
             let syncStatus = try await Self.syncStatus(store: store, sync: sync)
             return [
@@ -33,26 +33,23 @@ struct SystemMethods {
             ]
         })
 
-        table.add(MethodSpec("rpc.discover", summary: "The OpenRPC document of this socket API.",
+        table.add(MethodSpec(RPCDiscover.self, summary: "The OpenRPC document of this socket API.",
                              result: ["type": "object"], readOnly: true) { _, _ in
             discovery.document
         })
 
-        table.add(MethodSpec("events.subscribe", summary: "Receive event notifications on this connection.",
-                             params: [ParamSpec("topics", .arrayOf(.enumeration(EventHub.topics.sorted())),
-                                                "default: every topic")],
-                             result: ["type": "object"]) { p, connection in
-            let topics = Set(p["topics"]?.arrayValue?.compactMap { $0.stringValue } ?? Array(EventHub.topics))
+        table.add(MethodSpec(EventsSubscribe.self, summary: "Receive event notifications on this connection.",
+                             notes: [\.topics: "default: every topic"], result: ["type": "object"]) { p, connection in
+            let topics = Set(p.topics?.map(\.rawValue) ?? Array(EventHub.topics))
             connection.subscribe(topics)
             // The current state comes with the answer, so a subscriber misses nothing between reading and subscribing.
             let syncStatus = try await Self.syncStatus(store: store, sync: sync)
             return ["subscribed": .array(topics.sorted().map { .string($0) }), "seq": .int(hub.lastSeq), "sync": syncStatus]
         })
 
-        table.add(MethodSpec("sync.now", summary: "Sync now; with wait, answer when done.",
-                             params: [ParamSpec("wait", .bool)], result: ["type": "object"]) { p, _ in
+        table.add(MethodSpec(SyncNow.self, summary: "Sync now; with wait, answer when done.", result: ["type": "object"]) { p, _ in
             guard let sync else { throw RPCError.unavailable("sync is disabled (no sync.server_url in the config)") }
-            guard p.bool("wait") ?? false else {
+            guard p.wait ?? false else {
                 await sync.trigger(.manual)
                 return ["started": true]
             }
@@ -63,18 +60,18 @@ struct SystemMethods {
             }
         })
 
-        table.add(MethodSpec("sync.confirm", summary: "Let a held pull make its deletions (sync.status state held), and sync now.",
+        table.add(MethodSpec(SyncConfirm.self, summary: "Let a held pull make its deletions (sync.status state held), and sync now.",
                              result: ["type": "object"]) { _, _ in
             guard let sync else { throw RPCError.unavailable("sync is disabled (no sync.server_url in the config)") }
             let held = await sync.confirmHeld()
             return ["confirmed": .bool(held != nil), "deletes": held.map { .int(Int64($0)) } ?? .null]
         })
 
-        table.add(MethodSpec("sync.status", summary: "The sync engine's state.", result: ["type": "object"], readOnly: true) { _, _ in
+        table.add(MethodSpec(SyncStatusMethod.self, summary: "The sync engine's state.", result: ["type": "object"], readOnly: true) { _, _ in
             try await Self.syncStatus(store: store, sync: sync)
         })
 
-        table.add(MethodSpec("sync.pending", summary: "The outbox: changes not yet accepted by the server.",
+        table.add(MethodSpec(SyncPending.self, summary: "The outbox: changes not yet accepted by the server.",
                              result: ["type": "array"], readOnly: true) { _, _ in
             guard sync != nil else { throw RPCError.unavailable("sync is disabled (no sync.server_url in the config)") }
             let entries = try await store.read { s in try s.outbox(limit: 10_000) }

@@ -90,3 +90,25 @@ public enum EventsSubscribe: SocketMethod {
         ]
     }
 }
+
+/// `chat.append`: appends a message to a sermon's chat (the `ChatMessage`).
+public enum ChatAppend: SocketMethod {
+    public static let name = "chat.append"
+
+    public struct Params: RecordShape {
+        public var sermonId = ""
+        public var role = ChatMessage.Role.user
+        public var content = ""
+        /// A client-chosen id; absent: a new one.
+        public var id: String?
+
+        public init() {}
+
+        public static let fields: [RecordField<Params>] = [
+            .same(as: ChatMessage.self, \.sermonId, \.sermonId),
+            .same(as: ChatMessage.self, \.role, \.role),
+            .same(as: ChatMessage.self, \.content, \.content),
+            .same(as: ChatMessage.self, \.id, optional: \.id),
+        ]
+    }
+}

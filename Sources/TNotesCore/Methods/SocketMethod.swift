@@ -98,3 +98,15 @@ public enum SyncConfirm: SocketMethod {
 extension QueuedJob {
     public init(jobId: String) { self.jobId = jobId }
 }
+
+/// `rpc.discover`: the OpenRPC document of the socket API.
+public enum RPCDiscover: SocketMethod {
+    public static let name = "rpc.discover"
+    public typealias Params = NoParams
+}
+
+/// `sync.pending`: the outbox, changes not yet accepted by the server.
+public enum SyncPending: SocketMethod {
+    public static let name = "sync.pending"
+    public typealias Params = NoParams
+}
