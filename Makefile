@@ -44,12 +44,14 @@ install:
 	install -m 0644 Config/tnotesd.toml Config/tnotes-server.toml $(DOCDIR)/examples/
 	install -m 0644 README.md $(DOCDIR)/README.md
 	install -m 0644 docs/*.md $(DOCDIR)/docs/
+	install -d $(DESTDIR)$(PREFIX)/share/tnotes
+	install -m 0755 scripts/install-models.sh $(DESTDIR)$(PREFIX)/share/tnotes/install-models.sh
 
 uninstall:
 	for b in $(BINARIES); do rm -f $(BINDIR)/$$b; done
 	rm -f $(UNITDIR)/tnotesd.service $(UNITDIR)/tnotesd.socket $(UNITDIR)/tnotes-server.service
 	rm -f $(USERUNITDIR)/tnotesd.service $(USERUNITDIR)/tnotesd.socket
-	rm -rf $(DOCDIR)
+	rm -rf $(DOCDIR) $(DESTDIR)$(PREFIX)/share/tnotes
 
 # Debian packages (tnotes, tnotes-server) in .build/deb, checked by lintian.
 deb: deps

@@ -41,6 +41,9 @@ let package = Package(
             "-I/usr/include/aarch64-linux-gnu/sphinxbase",
         ])]),
         .target(name: "CSword", dependencies: ["CDynamicLibrary"], cSettings: [.unsafeFlags(["-I/usr/include/sword"])]),
+        // sherpa-onnx's C API (PyPI's sherpa-onnx-core 2.0.1, installed by `tnotes models install`, not Debian's):
+        // Moonshine speech to text and the Silero VAD, loaded on first use in the recognizer's worker process.
+        .target(name: "CSherpaOnnx", dependencies: ["CDynamicLibrary"], exclude: ["vendor"]),
         // jemalloc (Debian's libjemalloc-dev): the sync server's allocator (see tnotes-server's Allocator.swift).
         .systemLibrary(name: "CJemalloc", path: "Sources/CJemalloc", pkgConfig: "jemalloc", providers: [.apt(["libjemalloc-dev"])]),
         // libcurl (Debian's libcurl4-openssl-dev) behind a small C shim: curl_easy_setopt is variadic.
@@ -105,7 +108,8 @@ let package = Package(
         // Local processing: the durable job queue's worker, transcription engines (PocketSphinx, a command),
         // the extractive summariser and the sermon assistant.
         .target(name: "TNotesProcessing", dependencies: [
-            "TNotesCore", "TNotesStore", "TNotesScripture", "CPocketSphinx",
+            "TNotesCore", "TNotesStore", "TNotesScripture", "CPocketSphinx", "CSherpaOnnx",
+            .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Subprocess", package: "swift-subprocess"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
@@ -154,7 +158,7 @@ let package = Package(
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(name: "tnotesd", dependencies: [
-            "TNotesDaemon", "TNotesLogging", "TNotesConfig", "TNotesStore",
+            "TNotesDaemon", "TNotesLogging", "TNotesConfig", "TNotesStore", "TNotesProcessing",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),

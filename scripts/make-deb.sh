@@ -113,8 +113,10 @@ mkdir -p "$d/usr/share/bash-completion/completions" "$d/usr/share/zsh/vendor-com
 "$bin/tnotes" --generate-completion-script bash | sed '1{/^#!/d}' > "$d/usr/share/bash-completion/completions/tnotes"
 "$bin/tnotes" --generate-completion-script zsh > "$d/usr/share/zsh/vendor-completions/_tnotes"
 "$bin/tnotes" --generate-completion-script fish > "$d/usr/share/fish/vendor_completions.d/tnotes.fish"
-mkdir -p "$d/usr/share/doc/tnotes/examples"
+mkdir -p "$d/usr/share/doc/tnotes/examples" "$d/usr/share/tnotes"
 install -m 0644 Config/tnotesd.toml "$d/usr/share/doc/tnotes/examples/"
+# `tnotes models install` runs it (issue #52): sherpa-onnx and Moonshine come from PyPI, not Debian.
+install -m 0755 scripts/install-models.sh "$d/usr/share/tnotes/install-models.sh"
 copyright "$d" tnotes
 changelog "$d" tnotes
 cat > "$d/DEBIAN/control" <<EOF
@@ -124,7 +126,7 @@ Architecture: $arch
 Maintainer: tnotes developers <tnotes@users.noreply.github.com>
 Installed-Size: $(du -sk "$d/usr" | cut -f1)
 Depends: $(depends "$d" "$d/usr/bin/tnotesd" "$d/usr/bin/tnotes"), libcurl4, libpocketsphinx3, libsphinxbase3, libsword1.9.0, libpulse0, libopusenc0, libogg0, pocketsphinx-en-us, sword-text-kjv
-Recommends: ffmpeg
+Recommends: ffmpeg, python3-pip
 Suggests: tnotes-server, sword-text-web
 Section: utils
 Priority: optional
@@ -132,10 +134,11 @@ Homepage: https://github.com/tnotes/tnotes
 Description: keeps sermon notes safe on the desktop and syncs them
  tnotesd is a daemon that keeps sermon notes, transcripts and summaries in a
  local SQLite store and syncs them across devices through tnotes-server. It
- transcribes audio offline (PocketSphinx), writes summaries, searches
- everything noted or said, and reads Bible passages offline (SWORD).
- tnotes is its command-line client. Run it per user:
- systemctl --user enable --now tnotesd.socket
+ transcribes audio offline (PocketSphinx; run `tnotes models install` for
+ sherpa-onnx with Moonshine, from PyPI, which gets far fewer words wrong),
+ writes summaries, searches everything noted or said, and reads Bible
+ passages offline (SWORD). tnotes is its command-line client. Run it per
+ user: systemctl --user enable --now tnotesd.socket
 EOF
 # Debian's habits: units registered through deb-systemd-helper; nothing is started for a user without
 # their consent (the user units are only made available; the system unit is not enabled).

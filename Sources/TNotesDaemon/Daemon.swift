@@ -58,6 +58,13 @@ public struct Daemon {
         return (config, DaemonPaths.resolve(flags: overrides, env: env, config: config, uid: uid))
     }
 
+    /// This executable (the recognizer's worker is this program again: `RecognizerWorker`).
+    static let executablePath: String = {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        return n > 0 ? String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : CommandLine.arguments[0]
+    }()
+
     static func readFile(_ path: String) -> Result<String, Errno> {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return .failure(Errno(rawValue: errno)) }
@@ -108,7 +115,7 @@ public struct Daemon {
         PublishMethods(store: store, publicBaseURL: publicBaseURL).register(into: &table)
         AudioMethods(store: store, importer: AudioImporter(audioDirectory: audioDirectory),
                      autoTranscribe: processing.autoTranscribe, worker: worker).register(into: &table)
-        ProcessingMethods(store: store, worker: worker).register(into: &table)
+        ProcessingMethods(store: store, worker: worker, settings: processing).register(into: &table)
         BackupMethods(store: store).register(into: &table)
         SearchMethods(store: store, bible: Bible(modulesPath: scriptureModulesPath)).register(into: &table)
         HistoryMethods(store: store).register(into: &table)
@@ -170,17 +177,20 @@ public struct Daemon {
         let socketPath = activated.flatMap(SystemdNotifier.socketPath) ?? paths.socketPath
         let info = DaemonInfo(version: TNotesVersion.string, socketPath: socketPath, dataDir: paths.dataDir,
                               startedAtMillis: Timestamp.nowMillis())
-        let worker = ProcessingWorker(store: store, settings: config.processing, scratchDirectory: paths.scratchDirectory,
+        var processing = config.processing
+        processing.dataModelDirectory = "\(paths.dataDir)/models"
+        processing.recognizerExecutable = Self.executablePath
+        let worker = ProcessingWorker(store: store, settings: processing, scratchDirectory: paths.scratchDirectory,
                                       logger: logger) { topic, fields in hub.publish(topic: topic, fields) }
         let soundServer = SoundServer(environment: env)
         let recording = RecordingController(
             settings: .init(server: soundServer, audioDirectory: paths.audioDirectory, markerPath: "\(paths.dataDir)/recording.json",
-                            config: config.recording, liveModelDirectory: config.processing.modelDirectory),
+                            config: config.recording, liveProcessing: processing),
             store: store, hub: hub, worker: worker, logger: logger)
         // A recording the last daemon did not stop (kill -9, power loss) is closed and attached first.
         await recording.recover()
         let table = Self.methodTable(store: store, hub: hub, info: info, sync: sync, audioDirectory: paths.audioDirectory,
-                                     processing: config.processing, worker: worker, scriptureModulesPath: config.scriptureModulesPath,
+                                     processing: processing, worker: worker, scriptureModulesPath: config.scriptureModulesPath,
                                      publicBaseURL: config.sync.serverURL, recording: recording, soundServer: soundServer)
         let dispatcher = Dispatcher(table: table, logger: logger)
 

@@ -139,11 +139,11 @@ extension DaemonConfig {
             p.autoSummaryType = v
         }
         if let v = try r.string("transcriber") {
-            switch v {
-            case "pocketsphinx": p.transcriber = .builtin
-            case "command": p.transcriber = .command
-            default: throw r.fail("transcriber", "must be \"pocketsphinx\" or \"command\" (got \"\(v)\")")
+            guard let t = ProcessingSettings.Transcriber(rawValue: v) else {
+                let names = ProcessingSettings.Transcriber.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+                throw r.fail("transcriber", "must be one of \(names) (got \"\(v)\")")
             }
+            p.transcriber = t
         }
         if let v = try r.argv("transcribe_command") { p.transcribeCommand = v }
         if let v = try r.string("summarizer") {
@@ -157,7 +157,8 @@ extension DaemonConfig {
         if let v = try r.seconds("timeout", min: 1) { p.timeout = v }
         if let v = try r.int("max_attempts", min: 1, max: 100) { p.maxAttempts = v }
         if let v = try r.int("workers", min: 1, max: 16) { p.workers = v }
-        if let v = try r.path("model_dir") { p.modelDirectory = v }
+        if let v = try r.path("model_dir") { p.configuredModelDirectory = v }
+        if let v = try r.seconds("stall_timeout", min: 1) { p.stallSeconds = v }
         try r.finish()
         if p.transcriber == .command && p.transcribeCommand.isEmpty {
             throw ConfigError(file: file, key: "processing.transcribe_command", problem: "is required when transcriber = \"command\"")

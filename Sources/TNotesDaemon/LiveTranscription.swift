@@ -35,13 +35,13 @@ final class LiveTranscription: Sendable {
     private let publish: @Sendable (String, JSONObject) -> Void
     private let logger: Logger
 
-    init(sermonId: String, store: Store, modelDirectory: String, logger: Logger,
+    init(sermonId: String, store: Store, processing: ProcessingSettings, logger: Logger,
          publish: @escaping @Sendable (String, JSONObject) -> Void) {
         self.sermonId = sermonId
         self.store = store
         self.publish = publish
         self.logger = logger
-        DedicatedThread.start { [self] in run(modelDirectory: modelDirectory) }
+        DedicatedThread.start { [self] in run(processing: processing) }
     }
 
     /// From the capture thread: 100 ms of audio, in order. Never blocks.
@@ -66,17 +66,20 @@ final class LiveTranscription: Sendable {
 
     // MARK: the recognition thread
 
-    private func run(modelDirectory: String) {
-        // Beside the capture and the desktop, not ahead of them (JobPriority says why nice 10).
+    private func run(processing: ProcessingSettings) {
+        // Beside the capture and the desktop, not ahead of them (JobPriority says why nice 10). The recognizer's
+        // worker process, started from this thread, inherits it.
         JobPriority.handRequested.apply()
-        let recognizer: LiveRecognizer
+        let recognizer: LiveRecognition
+        let choice = EngineChoice.choose(processing)
         do {
-            recognizer = try LiveRecognizer(modelDirectory: modelDirectory)
+            recognizer = try LiveRecognition(choice, settings: processing)
         } catch {
             logger.warning("no live transcript for this recording", metadata: ["sermonId": "\(sermonId)", "error": "\(error)"])
             drainWithoutRecognizing()
             return
         }
+        logger.debug("live transcript started", metadata: ["sermonId": "\(sermonId)", "engine": "\(choice.summary)"])
         var segments: [TimedSegment] = []
         // The first segments are stored at once (`sermon.get` shows the transcript as soon as there is one),
         // later ones at most every `storeInterval` seconds of audio.
@@ -89,11 +92,21 @@ final class LiveTranscription: Sendable {
                 return (q.chunks, q.ended)
             }
             var new: [TimedSegment] = []
-            for c in chunks {
-                new += recognizer.feed(c)
-                clock += Double(c.count) / 16_000
+            do {
+                for c in chunks {
+                    new += try recognizer.feed(c)
+                    clock += Double(c.count) / 16_000
+                }
+                if ended { new += try recognizer.finish() }
+            } catch {
+                // The recognizer died or hung: what it gave is kept, and the transcription queued at stop hears
+                // the whole recording.
+                logger.warning("live transcript stopped", metadata: ["sermonId": "\(sermonId)", "error": "\(error)"])
+                if !new.isEmpty { segments += new; publish("transcript.partial", ["sermonId": .string(sermonId), "segments": .array(new.map(Self.json))]) }
+                if !segments.isEmpty { save(segments) }
+                if !ended { drainWithoutRecognizing() }
+                return
             }
-            if ended { new += recognizer.finish() }
             if !new.isEmpty {
                 segments += new
                 unsaved = true

@@ -1,4 +1,5 @@
 import TNotesCore
+import TNotesLifecycle
 import TNotesProcessing
 import TNotesRPC
 import TNotesStore
@@ -12,6 +13,7 @@ struct ProcessingMethods {
     let store: Store
     /// nil in a daemon without a worker (the fuzz target): jobs are queued and stay queued.
     let worker: ProcessingWorker?
+    let settings: ProcessingSettings
 
     static let jobResult: JSON = ["type": "object", "properties": ["jobId": ["type": "string", "format": "uuid"]]]
     static let jobKinds = FieldType.enumeration(JobRecord.Kind.allCases.map(\.rawValue))
@@ -83,6 +85,12 @@ struct ProcessingMethods {
             return .array(jobs.prefix(limit).map(view))
         })
 
+        let settings = self.settings
+        table.add(MethodSpec(ModelsList.self, summary: "The speech-to-text engines, whether each is installed, and the one a transcription uses now.",
+                             result: ["type": "object"], readOnly: true) { _, _ in
+            try await BlockingWork.run { Self.models(settings).fieldJSON }
+        })
+
         table.add(MethodSpec(JobsGet.self, summary: "One processing job, with the progress of a running one.",
                              result: ["type": "object"], readOnly: true) { p, _ in
             let id = p.id
@@ -132,5 +140,27 @@ struct ProcessingMethods {
         let job = try s.enqueueJob(kind: .transcribe, sermonId: sermonId, params: [JobRecord.byHandKey: .bool(byHand)])
         try s.setProcessingStatus(sermonId: sermonId, key: "transcriptionStatus", status: "pending")
         return job
+    }
+
+    /// `models.list`: looks at the files (a few access(2) calls), off the event loop.
+    static func models(_ settings: ProcessingSettings) -> ModelsStatus {
+        let choice = EngineChoice.choose(settings)
+        var m = ModelsStatus()
+        m.transcriber = settings.transcriber.rawValue
+        m.directory = settings.recognizerDirectory
+        m.engine = choice.engine
+        m.model = choice.model
+        m.fallbackReason = choice.fallbackReason
+        let sphinx = settings.pocketSphinxDirectory
+        m.engines = [
+            EngineStatus(engine: RecognizerInstallation.engineName, model: RecognizerInstallation.modelName,
+                         installed: RecognizerInstallation.find(in: settings.recognizerDirectory) != nil,
+                         location: settings.recognizerDirectory),
+            EngineStatus(engine: "pocketsphinx", model: "en-us", installed: access("\(sphinx)/en-us/mdef", R_OK) == 0, location: sphinx),
+        ]
+        if settings.transcriber == .command {
+            m.engines.append(EngineStatus(engine: "command", model: choice.model, installed: true, location: choice.model))
+        }
+        return m
     }
 }

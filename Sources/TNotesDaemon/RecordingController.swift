@@ -26,8 +26,8 @@ actor RecordingController {
         var audioDirectory: String
         var markerPath: String
         var config: DaemonConfig.RecordingConfig
-        /// PocketSphinx's model, for the live transcript; nil: no live transcript.
-        var liveModelDirectory: String?
+        /// The engine settings of the live transcript (`EngineChoice`); nil: no live transcript.
+        var liveProcessing: ProcessingSettings?
     }
 
     /// What `recording.json` holds.
@@ -79,8 +79,8 @@ actor RecordingController {
             artist: speaker?.stringValue, maxDuration: Double(settings.config.maxDuration), minFreeBytes: settings.config.minFreeBytes)
         let audioDirectory = settings.audioDirectory
         let hub = self.hub
-        let live = settings.liveModelDirectory.map {
-            LiveTranscription(sermonId: id, store: store, modelDirectory: $0, logger: logger) { topic, fields in
+        let live = settings.liveProcessing.map {
+            LiveTranscription(sermonId: id, store: store, processing: $0, logger: logger) { topic, fields in
                 hub.publish(topic: topic, fields)
             }
         }

@@ -14,12 +14,8 @@ struct JobExecutor: Sendable {
     /// Where a command engine's input files go (the data dir's tmp).
     let scratchDirectory: String
 
-    var transcriber: any TranscriptionEngine {
-        switch settings.transcriber {
-        case .builtin: return PocketSphinxEngine(modelDirectory: settings.modelDirectory)
-        case .command: return CommandTranscriptionEngine(runner: CommandRunner(argv: settings.transcribeCommand, timeout: settings.timeout))
-        }
-    }
+    /// Called with each transcription's engine (the worker logs a change of engine once).
+    var onEngineChosen: @Sendable (EngineChoice) -> Void = { _ in }
 
     static let summarizer = ExtractiveSummarizer(referencesIn: { text in
         ScriptureReferences.references(in: text).map(\.display)
@@ -48,7 +44,10 @@ struct JobExecutor: Sendable {
             else { throw PermanentJobError("the sermon's audio is not on this device") }
             return path
         }
-        let result = try await transcriber.transcribe(audioPath: path, job: context)
+        let choice = EngineChoice.choose(settings)
+        onEngineChosen(choice)
+        try await store.write { s in try s.setJobEngine(id: job.id, engine: choice.engine, model: choice.model) }
+        let result = try await choice.engine(settings).transcribe(audioPath: path, job: context)
         guard !result.text.isEmpty else { throw PermanentJobError("no speech was recognised in the audio") }
         let segments = JSON.array(result.segments.map {
             ["start": .double(Self.rounded($0.start)), "end": .double(Self.rounded($0.end)), "text": .string($0.text)]
@@ -96,6 +95,11 @@ struct JobExecutor: Sendable {
         }
         let summary: GeneratedSummary
         let engine: String
+        let jobId = job.id
+        try await store.write { [settings] s in
+            try s.setJobEngine(id: jobId, engine: settings.summarizer.rawValue,
+                               model: settings.summarizer == .command ? settings.summarizeCommand.first : nil)
+        }
         switch settings.summarizer {
         case .builtin:
             // On a thread of the job's priority, like a transcription: a long sermon's summary is seconds of CPU.

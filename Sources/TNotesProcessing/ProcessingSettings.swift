@@ -1,5 +1,9 @@
 import TNotesCore
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `[processing]` in tnotesd.toml (contract §6.1), as the worker uses it.
 public struct ProcessingSettings: Sendable, Equatable {
     public enum Engine: String, Sendable, CaseIterable { case builtin, command }
@@ -11,8 +15,7 @@ public struct ProcessingSettings: Sendable, Equatable {
     public var autoSummarize = true
     /// The type of an automatic summary.
     public var autoSummaryType = "bullet"
-    /// `transcriber = "pocketsphinx"` is `.builtin` here.
-    public var transcriber: Engine = .builtin
+    public var transcriber: Transcriber = .auto
     public var transcribeCommand: [String] = []
     public var summarizer: Engine = .builtin
     public var summarizeCommand: [String] = []
@@ -23,11 +26,38 @@ public struct ProcessingSettings: Sendable, Equatable {
     public var maxAttempts = 3
     /// Jobs run at once (each on a low-priority thread).
     public var workers = 1
-    public var modelDirectory = PocketSphinxEngine.defaultModelDirectory
+    /// `model_dir` as configured: where `tnotes models install` put the recognizer, or a PocketSphinx model
+    /// (a directory holding `en-us/mdef`, as before issue #52). Nil: the default places.
+    public var configuredModelDirectory: String?
+    /// `<data_dir>/models`: where the recognizer is looked for when `model_dir` is not set (the daemon sets it).
+    public var dataModelDirectory = ""
+    /// The recognizer worker's executable: the daemon's own (`RecognizerWorker`).
+    public var recognizerExecutable = ""
+    /// A recognizer that makes no progress this long is killed, and the job retried (`RecognizerProcess`). More
+    /// than the CPU time of one 15 s chunk (about 4 s here), or a long chunk counts as a hang.
+    public var stallSeconds: Double = 120
     /// Retry delays: the sync backoff policy (capped, jittered).
     public var backoff = BackoffPolicy(base: 1, factor: 2, max: 300)
     /// Finished jobs are listed this long.
     public var keepFinishedDays = 30
 
     public init() {}
+
+    /// `[processing] transcriber`.
+    public enum Transcriber: String, Sendable, CaseIterable {
+        /// sherpa-onnx when it is installed, PocketSphinx otherwise (the default).
+        case auto
+        case pocketsphinx
+        case sherpaOnnx = "sherpa-onnx"
+        case command
+    }
+
+    /// Where the sherpa-onnx recognizer is (or would be) installed.
+    public var recognizerDirectory: String { configuredModelDirectory ?? dataModelDirectory }
+
+    /// PocketSphinx's model: `model_dir` when it holds one, else Debian's.
+    public var pocketSphinxDirectory: String {
+        if let dir = configuredModelDirectory, access("\(dir)/en-us/mdef", R_OK) == 0 { return dir }
+        return PocketSphinxEngine.defaultModelDirectory
+    }
 }

@@ -17,6 +17,7 @@ public final class ProcessingWorker: Service, Sendable {
     private let publish: @Sendable (_ topic: String, _ fields: JSONObject) -> Void
     private let wakes: [WakeSignal]
     private let stopping = Atomic<Bool>(false)
+    private let engineLog: EngineLog
 
     private struct Running {
         var contexts: [String: JobContext] = [:]
@@ -29,7 +30,11 @@ public final class ProcessingWorker: Service, Sendable {
                 publish: @escaping @Sendable (_ topic: String, _ fields: JSONObject) -> Void) {
         self.store = store
         self.settings = settings
-        self.executor = JobExecutor(store: store, settings: settings, scratchDirectory: scratchDirectory)
+        var executor = JobExecutor(store: store, settings: settings, scratchDirectory: scratchDirectory)
+        let engineLog = EngineLog(logger: logger)
+        executor.onEngineChosen = { engineLog.note($0) }
+        self.executor = executor
+        self.engineLog = engineLog
         self.logger = logger
         self.publish = publish
         self.wakes = (0..<max(1, settings.workers)).map { _ in WakeSignal() }
@@ -69,6 +74,8 @@ public final class ProcessingWorker: Service, Sendable {
     }
 
     public func run() async throws {
+        // Which engine a transcription would use, said once at start (and again if it changes: EngineLog).
+        engineLog.note(EngineChoice.choose(settings))
         let requeued = try await store.write { s in try s.requeueInterruptedJobs() }
         if requeued > 0 { logger.info("jobs resumed after an unclean stop", metadata: ["jobs": "\(requeued)"]) }
         try await prune()
@@ -240,5 +247,24 @@ public final class ProcessingWorker: Service, Sendable {
     static func seconds(_ d: Duration) -> String {
         let (s, atto) = d.components
         return String(Double(s) + Double(atto) / 1e18)
+    }
+}
+
+/// Logs the transcription engine once, and again only when it changes (a recognizer installed or removed while
+/// the daemon runs).
+final class EngineLog: Sendable {
+    private let logger: Logger
+    private let last = Mutex<EngineChoice?>(nil)
+
+    init(logger: Logger) { self.logger = logger }
+
+    func note(_ choice: EngineChoice) {
+        guard last.withLock({ previous in
+            defer { previous = choice }
+            return previous != choice
+        }) else { return }
+        var metadata: Logger.Metadata = ["engine": "\(choice.engine)", "model": "\(choice.model)"]
+        if let reason = choice.fallbackReason { metadata["why"] = "\(reason)" }
+        logger.info("transcription engine", metadata: metadata)
     }
 }

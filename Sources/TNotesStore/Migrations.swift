@@ -346,6 +346,10 @@ public enum Migrations {
             try db.editTableDefinition("jobs", replacing: "CHECK(state IN ('queued','running','done','failed'))",
                                        with: "CHECK(state = 'queued' OR state = 'running' OR state = 'done' OR state = 'failed')")
         }),
+        Migration(version: 12, summary: "the engine and model of a job's last attempt (jobs.get)", sql: """
+            ALTER TABLE jobs ADD COLUMN engine TEXT;
+            ALTER TABLE jobs ADD COLUMN model TEXT;
+            """),
     ]
 
     public static var latestVersion: Int { all.last!.version }

@@ -19,6 +19,10 @@ public struct JobRecord: Sendable, Equatable {
     public let notBefore: Int64
     public let createdAt: String
     public let updatedAt: String
+    /// The engine of its last attempt ("sherpa-onnx", "pocketsphinx", "command", "builtin") and its model; nil
+    /// before it first ran.
+    public var engine: String? = nil
+    public var model: String? = nil
 
     /// The params key that says whether a person asked for the job (`transcript.generate`, `summary.generate`,
     /// `chat.ask`, `jobs.retry`: true) or the daemon queued it on its own (auto-transcribe after an import,
@@ -46,12 +50,13 @@ public struct JobRecord: Sendable, Equatable {
             "attempts": .int(Int64(attempts)), "lastError": JSON(lastError), "params": .object(params),
             "createdAt": .string(createdAt), "updatedAt": .string(updatedAt),
             "nextAttemptAt": state == .queued && notBefore > 0 ? .string(Timestamp.format(millis: notBefore)) : .null,
+            "engine": JSON(engine), "model": JSON(model),
         ]
     }
 }
 
 extension StoreSession {
-    private static let jobColumns = "id, kind, sermon_id, params, state, attempts, last_error, not_before, created_at, updated_at"
+    private static let jobColumns = "id, kind, sermon_id, params, state, attempts, last_error, not_before, created_at, updated_at, engine, model"
 
     private func decodeJob(_ r: Row) throws -> JobRecord {
         guard let kind = JobRecord.Kind(rawValue: r[1].string ?? ""), let state = JobRecord.State(rawValue: r[4].string ?? ""),
@@ -59,7 +64,7 @@ extension StoreSession {
         else { throw StoreError.corruptRow("job \(r[0].string ?? "?")") }
         return JobRecord(id: r[0].string ?? "", kind: kind, sermonId: r[2].string ?? "", params: params, state: state,
                          attempts: Int(r[5].int ?? 0), lastError: r[6].string, notBefore: r[7].int ?? 0,
-                         createdAt: r[8].string ?? "", updatedAt: r[9].string ?? "")
+                         createdAt: r[8].string ?? "", updatedAt: r[9].string ?? "", engine: r[10].string, model: r[11].string)
     }
 
     public func job(id: String) throws -> JobRecord? {
@@ -107,6 +112,11 @@ extension StoreSession {
         try db.run("UPDATE jobs SET state = 'running', attempts = attempts + 1, updated_at = ? WHERE id = ?",
                    [.text(Timestamp.now()), .text(id)])
         return try job(id: id)
+    }
+
+    /// Names the engine (and model) a running job's attempt uses, for `jobs.get`.
+    public func setJobEngine(id: String, engine: String, model: String?) throws {
+        try db.run("UPDATE jobs SET engine = ?, model = ? WHERE id = ?", [.text(engine), SQLValue(model), .text(id)])
     }
 
     /// When the next queued job is due (Unix ms), or nil when nothing is queued.

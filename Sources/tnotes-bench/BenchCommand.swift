@@ -13,7 +13,7 @@ struct BenchCommand: ParsableCommand {
         discussion: "Runs the release build's binaries found next to this one. Exits 1 when a figure is missing or invalid.")
 
     /// The parts `--only` can name; `none` runs no part (with `--keep`, only the seeding of each scale).
-    static let sections = ["writes", "transcription", "recording", "realtime", "reads", "sync", "none"]
+    static let sections = ["writes", "transcription", "recognizers", "recording", "realtime", "reads", "sync", "none"]
 
     @Flag(help: "A small run (100 sermons per 1×, scales 1,4): a check that every figure is produced.")
     var quick = false
@@ -29,6 +29,12 @@ struct BenchCommand: ParsableCommand {
 
     @Option(help: "Comma-separated parts to run (\(BenchCommand.sections.joined(separator: ", "))); the figure count check is then skipped.")
     var only: String?
+
+    @Option(help: "The sherpa-onnx installation (scripts/install-models.sh DIR); its figures are left out when it is missing.")
+    var models = ".build/models"
+
+    @Option(help: "The spoken passages (scripts/speech/make-speech.sh DIR), made there when missing.")
+    var speech = ".build/speech"
 
     @Flag(help: "Leave the temp dir (stores, logs) for a look afterwards.")
     var keep = false
@@ -80,6 +86,18 @@ struct BenchCommand: ParsableCommand {
         if bench.wants("transcription") {
             report.add(try bench.transcription(minutes: quick ? 0.5 : 10))
         }
+        var recognizerFigures = 0
+        if bench.wants("recognizers") {
+            if !FileManager.default.fileExists(atPath: "\(speech)/sower-neural.json") {
+                guard FileManager.default.isExecutableFile(atPath: "scripts/speech/make-speech.sh") else {
+                    throw BenchError("no spoken passages in \(speech), and scripts/speech/make-speech.sh is not here to make them")
+                }
+                _ = try tnotes_bench.run("scripts/speech/make-speech.sh", [speech])
+            }
+            let figures = try bench.recognizers(speechDir: speech, modelsDir: models, passages: quick ? ["sower"] : ["sower", "shepherd"])
+            recognizerFigures = figures.count
+            report.add(figures)
+        }
         if bench.wants("recording") {
             report.add(try bench.recording(seconds: quick ? 12 : 60))
         }
@@ -103,11 +121,14 @@ struct BenchCommand: ParsableCommand {
         try Data(report.json.text.utf8).write(to: outURL)
         say("\nJSON written to \(out)")
         // Every figure must have been measured (a speed is never pass/fail here; a missing figure is).
-        let bad = report.figures.filter { !$0.value.isFinite || $0.value <= 0 || ($0.baseline.map { !$0.isFinite || $0 <= 0 } ?? false) }
+        let bad = report.figures.filter {
+            !$0.value.isFinite || $0.value < 0 || ($0.value == 0 && !$0.mayBeZero) || ($0.baseline.map { !$0.isFinite || $0 <= 0 } ?? false)
+        }
         let backends = postgres.isEmpty ? 1 : 2
         // The first term is the durable writes section: note.add with 1 and 8 clients, note.update, the idle
-        // local-only RSS and note.add with the search index; then transcription (3) and recording (4).
-        let expected = 5 + 3 + 4 + 3 * (postgres.isEmpty ? 1 : 3) + 2 + scales.count * (12 + 7 * backends) + (scales.contains(1) ? backends + 2 + 1 : 0)
+        // local-only RSS and note.add with the search index; then transcription (3), the recognizers (6 for each
+        // installed engine: WER and speed for two voices, RSS after, the worker's peak) and recording (4).
+        let expected = 5 + 3 + recognizerFigures + 4 + 3 * (postgres.isEmpty ? 1 : 3) + 2 + scales.count * (12 + 7 * backends) + (scales.contains(1) ? backends + 2 + 1 : 0)
         if !bad.isEmpty || (only == nil && report.figures.count != expected) {
             say("missing or invalid figures: \(bad.map(\.name)); \(report.figures.count) of \(expected) produced")
             throw ExitCode(1)

@@ -26,18 +26,17 @@ final class Child {
     var pid: Int32 { process.processIdentifier }
 
     /// Resident memory in KiB (VmRSS).
-    var rssKiB: Int {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
-        for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
-        }
-        return 0
-    }
+    var rssKiB: Int { Self.status("VmRSS", pid: pid) }
 
     /// The highest resident memory the process has had (VmHWM), in KiB.
-    var peakRSSKiB: Int {
+    var peakRSSKiB: Int { Self.peakRSSKiB(pid: pid) }
+
+    static func peakRSSKiB(pid: Int32) -> Int { status("VmHWM", pid: pid) }
+
+    /// A KiB figure of /proc/PID/status; 0 when the process is gone.
+    static func status(_ key: String, pid: Int32) -> Int {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
-        for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        for line in text.split(separator: "\n") where line.hasPrefix(key + ":") {
             return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
         }
         return 0
@@ -52,6 +51,30 @@ final class Child {
         let fields = text[text.index(after: close)...].split(separator: " ")
         guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// CPU time of the process and of its children it has waited for (fields 16 and 17, cutime and cstime): the
+    /// daemon's and its recognizer workers', which end with each job.
+    var cpuSecondsWithChildren: Double {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return 0 }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 14 else { return 0 }
+        let ticks = fields[11...14].compactMap { Double($0) }.reduce(0, +)
+        return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// The daemon's child running the recognizer worker, if one runs now.
+    var recognizerWorker: Int32? {
+        guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else { return nil }
+        for t in tasks {
+            let children = (try? String(contentsOfFile: "/proc/\(pid)/task/\(t)/children", encoding: .utf8)) ?? ""
+            for c in children.split(separator: " ").compactMap({ Int32($0) }) {
+                let cmd = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(c)/cmdline"))) ?? Data()
+                if String(decoding: cmd, as: UTF8.self).contains("--recognizer-worker") { return c }
+            }
+        }
+        return nil
     }
 
     func stop() {

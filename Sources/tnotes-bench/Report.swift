@@ -9,6 +9,8 @@ struct Figure {
     var baselineName: String? = nil
     let target: String?
     let higherIsBetter: Bool
+    /// A figure whose best value is 0 (a word error rate): 0 is a measurement, not a missing figure.
+    var mayBeZero = false
 
     /// value / baseline for rates; baseline / value … no: always value ÷ baseline, read with the unit.
     var ratio: Double? { baseline.map { $0 > 0 ? value / $0 : 0 } }

@@ -3,6 +3,7 @@ import Logging
 import TNotesConfig
 import TNotesDaemon
 import TNotesLogging
+import TNotesProcessing
 import TNotesStore
 
 #if canImport(Glibc)
@@ -40,7 +41,20 @@ struct TNotesd: AsyncParsableCommand {
     @Flag(name: .long, help: "Run an integrity check of the database and exit (0 ok, 65 damaged).")
     var checkDb = false
 
+    /// The recognizer's worker process (RecognizerWorker.swift, WorkerSpec.swift): started by the daemon itself,
+    /// never by a person.
+    @Option(name: .customLong("recognizer-worker"), help: .hidden)
+    var recognizerWorker: String?
+    @Option(name: .customLong("recognizer-engine"), help: .hidden)
+    var recognizerEngine = WorkerSpec.Engine.sherpaOnnx.rawValue
+    @Flag(name: .customLong("recognizer-live"), help: .hidden)
+    var recognizerLive = false
+
     func run() async throws {
+        if let recognizerWorker {
+            guard let engine = WorkerSpec.Engine(rawValue: recognizerEngine) else { Self.fail("tnotesd: unknown recognizer engine", code: 64) }
+            Glibc.exit(RecognizerWorker.run(WorkerSpec(engine: engine, directory: recognizerWorker, live: recognizerLive)))
+        }
         let overrides = DaemonPaths.Overrides(config: config, dataDir: dataDir, socket: socket)
         let loaded: (DaemonConfig, DaemonPaths)
         do {

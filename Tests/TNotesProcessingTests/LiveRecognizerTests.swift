@@ -4,15 +4,41 @@ import TNotesProcessing
 import TNotesTestSupport
 
 // The live transcript's recogniser (contract §8.2): fed 100 ms at a time, as the recorder delivers audio, it
-// gives segments whose times lie on the audio's own clock, close to where the file transcription puts them.
+// gives segments whose times lie on the audio's own clock, close to where the file transcription puts them;
+// in-process (PocketSphinx) and through the recognizer worker, as the daemon runs it (both engines).
 @Suite("live recogniser")
 struct LiveRecognizerTests {
     static let ready = FileManager.default.isExecutableFile(atPath: "/usr/bin/espeak-ng")
         && FileManager.default.fileExists(atPath: PocketSphinxEngine.defaultModelDirectory + "/en-us/mdef")
 
-    @Test("segments in 100 ms chunks: times inside the audio, in order, the words heard",
+    @Test("PocketSphinx's worker, fed 100 ms at a time, as a recording feeds it: segments in order inside the audio, the words heard",
+          .enabled(if: ready, "needs espeak-ng and pocketsphinx-en-us"))
+    func pocketSphinxWorker() throws { try Self.worker(.pocketsphinx) }
+
+    @Test("sherpa-onnx's worker, fed 100 ms at a time, as a recording feeds it: segments in order inside the audio, the words heard",
+          .enabled(if: ready, "needs espeak-ng and pocketsphinx-en-us"),
+          .enabled(if: SpeechFixtures.hasModels, "\(SpeechFixtures.missingModels)"))
+    func sherpaWorker() throws { try Self.worker(.sherpaOnnx) }
+
+    static func worker(_ engine: ProcessingSettings.Transcriber) throws {
+        var settings = ProcessingSettings()
+        settings.transcriber = engine
+        settings.configuredModelDirectory = engine == .sherpaOnnx ? SpeechFixtures.modelDirectory : nil
+        settings.recognizerExecutable = Binaries.path("tnotesd")
+        let choice = EngineChoice.choose(settings)
+        #expect(choice.engine == engine.rawValue)
+        let recognizer = try LiveRecognition(choice, settings: settings)
+        try Self.check { try recognizer.feed($0) } finish: { try recognizer.finish() }
+    }
+
+    @Test("in this process (what the worker runs): segments in 100 ms chunks: times inside the audio, in order, the words heard",
           .enabled(if: ready, "needs espeak-ng and pocketsphinx-en-us"))
     func chunked() throws {
+        let recognizer = try PocketSphinxRecognizer()
+        try Self.check { recognizer.feed($0) } finish: { recognizer.finish() }
+    }
+
+    static func check(feed: ([Int16]) throws -> [TimedSegment], finish: () throws -> [TimedSegment]) throws {
         let dir = TempDirectory()
         let text = "In the beginning was the Word, and the Word was with God, and the Word was God. "
             + "The same was in the beginning with God. All things were made by him."
@@ -27,15 +53,14 @@ struct LiveRecognizerTests {
             samples += buffer[0..<n]
         }
         let duration = Double(samples.count) / Double(AudioInput.sampleRate)
-        let recognizer = try LiveRecognizer()
         var segments: [TimedSegment] = []
         var at = 0
         while at < samples.count {
             let end = min(samples.count, at + 1600)
-            segments += recognizer.feed(Array(samples[at..<end]))
+            segments += try feed(Array(samples[at..<end]))
             at = end
         }
-        segments += recognizer.finish()
+        segments += try finish()
         #expect(segments.count >= 2, "\(segments)")
         var last = 0.0
         for s in segments {

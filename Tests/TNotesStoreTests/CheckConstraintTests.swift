@@ -31,7 +31,7 @@ struct CheckConstraintTests {
         try t.open().close()
 
         let db = try t.sql()
-        #expect(try db.scalar("PRAGMA user_version").int == 11)
+        #expect(try db.scalar("PRAGMA user_version").int == Int64(Migrations.latestVersion))
         #expect(try db.query(rowsSQL).map(\.values) == rowsBefore)
         #expect(try db.query("SELECT * FROM outbox ORDER BY seq").map(\.values) == outboxBefore)
         #expect(try db.query("PRAGMA integrity_check").compactMap { $0[0].string } == ["ok"])

@@ -112,3 +112,9 @@ public enum ChatAppend: SocketMethod {
         ]
     }
 }
+
+/// `models.list`: the speech-to-text engines and the one in use (`ModelsStatus`).
+public enum ModelsList: SocketMethod {
+    public static let name = "models.list"
+    public typealias Params = NoParams
+}

@@ -14,6 +14,11 @@ public struct Job: RecordShape {
     public var createdAt = ""
     public var updatedAt = ""
     public var nextAttemptAt: String?
+    /// The engine of the last attempt: "sherpa-onnx", "pocketsphinx" or "command" for a transcription,
+    /// "builtin" or "command" for a summary or an answer; null before the first attempt.
+    public var engine: String?
+    /// The engine's model: "moonshine-base-en", PocketSphinx's model directory, or the command's program.
+    public var model: String?
 
     public init() {}
 
@@ -29,5 +34,7 @@ public struct Job: RecordShape {
         .required("createdAt", .time, \.createdAt),
         .required("updatedAt", .time, \.updatedAt),
         .nullable("nextAttemptAt", .time, \.nextAttemptAt),
+        .nullable("engine", .string, \.engine),
+        .nullable("model", .string, \.model),
     ]
 }

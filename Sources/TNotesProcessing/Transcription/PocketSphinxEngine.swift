@@ -4,27 +4,11 @@ import CPocketSphinx
 import Glibc
 #endif
 
-/// The built-in engine: CMU PocketSphinx from Debian, with the US English model of `pocketsphinx-en-us`.
-/// Offline; nothing is downloaded. Decoding runs on a thread of its own at the job's priority (`JobPriority`).
-public struct PocketSphinxEngine: TranscriptionEngine {
+/// CMU PocketSphinx from Debian, with the US English model of `pocketsphinx-en-us`: the engine when sherpa-onnx
+/// is not installed. Offline; nothing is downloaded. It runs in the recognizer worker (`PocketSphinxRecognizer`).
+public enum PocketSphinxEngine {
     public static let defaultModelDirectory = "/usr/share/pocketsphinx/model/en-us"
-    public let name = "pocketsphinx"
-    public let modelDirectory: String
-
-    public init(modelDirectory: String = PocketSphinxEngine.defaultModelDirectory) {
-        self.modelDirectory = modelDirectory
-    }
-
-    public func transcribe(audioPath: String, job: JobContext) async throws -> TranscriptionResult {
-        let model = modelDirectory
-        return try await LowPriorityThread.run("tnotes-asr", job: job) {
-            let source = try AudioInput.open(path: audioPath, job: job)
-            defer { source.close() }
-            let decoder = try PocketSphinxDecoder(modelDirectory: model)
-            defer { decoder.release() }
-            return try decoder.decode(source, job: job)
-        }
-    }
+    public static let name = "pocketsphinx"
 }
 
 /// One decoder instance (not thread-safe; used by one job on one thread).
@@ -73,46 +57,9 @@ final class PocketSphinxDecoder {
         tn_ps_config_free(config)
     }
 
-    /// Decodes the whole source utterance by utterance, reporting progress after each chunk.
-    func decode(_ source: any PCMSource, job: JobContext) throws -> TranscriptionResult {
-        let total = source.durationSeconds.map { $0 * Double(AudioInput.sampleRate) }
-        var buffer = [Int16](repeating: 0, count: 4096)
-        var splitter = UtteranceSplitter()
-        var segments: [TimedSegment] = []
-        var consumed = 0  // samples fed so far
-        var utteranceStart = 0
-        tn_ps_start_utt(ps)
-        while true {
-            if job.isCancelled { tn_ps_end_utt(ps); throw JobInterrupted() }
-            let n = try source.read(into: &buffer)
-            if n == 0 { break }
-            var fed = 0
-            var frame = 0
-            while frame < n {
-                let end = min(n, frame + UtteranceSplitter.frameSamples)
-                if splitter.frameEnds(buffer[frame..<end]) {
-                    feed(buffer, fed, end)
-                    fed = end
-                    tn_ps_end_utt(ps)
-                    segments += collect(startSample: utteranceStart)
-                    utteranceStart = consumed + end
-                    tn_ps_start_utt(ps)
-                }
-                frame = end
-            }
-            feed(buffer, fed, n)
-            consumed += n
-            if let total, total > 0 { job.progress(Double(consumed) / total) }
-        }
-        tn_ps_end_utt(ps)
-        segments += collect(startSample: utteranceStart)
-        job.progress(1)
-        return TranscriptionResult(text: segments.map(\.text).joined(separator: " "), segments: segments)
-    }
-
-    func feed(_ buffer: [Int16], _ from: Int, _ to: Int) {
+    func feed(_ buffer: UnsafeBufferPointer<Int16>, _ from: Int, _ to: Int) {
         guard to > from else { return }
-        buffer.withUnsafeBufferPointer { p in _ = tn_ps_process_raw(ps, p.baseAddress! + from, to - from) }
+        _ = tn_ps_process_raw(ps, buffer.baseAddress! + from, to - from)
     }
 
     /// The finished utterance's words, grouped into sentence-like segments at pauses.

@@ -18,7 +18,7 @@ struct UtteranceSplitter {
     private(set) var utteranceFrames = 0
 
     /// Feeds one frame's samples; true when the utterance should end after this frame.
-    mutating func frameEnds(_ samples: ArraySlice<Int16>) -> Bool {
+    mutating func frameEnds<C: Collection<Int16>>(_ samples: C) -> Bool {
         var sum = 0
         for s in samples { sum += abs(Int(s)) }
         let energy = Double(sum) / Double(max(1, samples.count))

@@ -19,6 +19,8 @@ EXTRA_ROWS = {
           '2025-11-06T12:00:00.000Z', '2025-11-06T12:05:00.000Z'),
          ('00000000-0000-4000-8000-00000000a002', 'summarize', sid(db), '{"type":"bullet","explicit":false}', 'running', 1,
           None, 0, '2025-11-06T12:05:00.000Z', '2025-11-06T12:05:01.000Z')]),
+    12: lambda db: db.execute("UPDATE jobs SET engine='pocketsphinx', model='/usr/share/pocketsphinx/model/en-us' "
+                              "WHERE kind='transcribe'"),
 }
 
 def edit_table(db, table, text, replacement):

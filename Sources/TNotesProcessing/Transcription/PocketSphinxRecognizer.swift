@@ -1,15 +1,21 @@
-/// Recognition of audio as it is recorded (contract §8.2's live transcript): 16 kHz samples in, in order, and
-/// the segments of each utterance out as soon as a pause ends it. PocketSphinx, as the file transcription
-/// uses, until the engine of issue #52 takes its place.
+/// PocketSphinx as a stream: 16 kHz samples in, in order, and each utterance's segments out once a pause ends
+/// it. The recognizer worker (`RecognizerWorker`) runs it, for a file's transcription and for a recording's
+/// live transcript; the daemon itself never loads PocketSphinx (its language model left ~380 MB in the daemon's
+/// heap after a job when it ran there).
 ///
-/// Utterances are cut earlier than in a file's transcription (a pause of 0.4 s after 1.5 s of audio, any
-/// utterance at 8 s): a segment shows a few seconds after its words were spoken, at some cost in accuracy
-/// at the cuts, which the transcription after the recording does not pay.
+/// For a recording (`live`), utterances are cut earlier than in a file's transcription (a pause of 0.4 s after
+/// 1.5 s of audio, any utterance at 8 s): a segment shows a few seconds after its words were spoken, at some
+/// cost in accuracy at the cuts, which the transcription after the recording does not pay.
 ///
-/// Not thread-safe: one thread feeds it (the daemon's recognition thread).
-public final class LiveRecognizer {
+/// Not thread-safe: one thread feeds it.
+public final class PocketSphinxRecognizer {
     private let decoder: PocketSphinxDecoder
-    private var splitter: UtteranceSplitter = {
+    private var splitter: UtteranceSplitter
+    private var consumed = 0
+    private var utteranceStart = 0
+    private var finished = false
+
+    static let liveSplitter: UtteranceSplitter = {
         var s = UtteranceSplitter()
         s.pauseFrames = 40
         s.minimumFrames = 150
@@ -17,13 +23,11 @@ public final class LiveRecognizer {
         s.maximumFrames = 800
         return s
     }()
-    private var consumed = 0
-    private var utteranceStart = 0
-    private var finished = false
 
     /// Loads libpocketsphinx and the model: about a second. Throws when either is missing.
-    public init(modelDirectory: String = PocketSphinxEngine.defaultModelDirectory) throws {
+    public init(modelDirectory: String = PocketSphinxEngine.defaultModelDirectory, live: Bool = true) throws {
         decoder = try PocketSphinxDecoder(modelDirectory: modelDirectory)
+        splitter = live ? Self.liveSplitter : UtteranceSplitter()
         decoder.startUtterance()
     }
 
@@ -33,7 +37,7 @@ public final class LiveRecognizer {
     }
 
     /// The next samples; the segments of the utterances they ended (times on the recording's clock).
-    public func feed(_ samples: [Int16]) -> [TimedSegment] {
+    public func feed(_ samples: UnsafeBufferPointer<Int16>) -> [TimedSegment] {
         guard !finished else { return [] }
         var out: [TimedSegment] = []
         var fed = 0, frame = 0
@@ -52,6 +56,10 @@ public final class LiveRecognizer {
         decoder.feed(samples, fed, samples.count)
         consumed += samples.count
         return out
+    }
+
+    public func feed(_ samples: [Int16]) -> [TimedSegment] {
+        samples.withUnsafeBufferPointer { feed($0) }
     }
 
     /// The end of the audio: the last utterance's segments.
