@@ -44,10 +44,18 @@ struct JobExecutor: Sendable {
             else { throw PermanentJobError("the sermon's audio is not on this device") }
             return path
         }
-        let choice = EngineChoice.choose(settings)
+        var choice = EngineChoice.choose(settings)
         onEngineChosen(choice)
-        try await store.write { s in try s.setJobEngine(id: job.id, engine: choice.engine, model: choice.model) }
-        let result = try await choice.engine(settings).transcribe(audioPath: path, job: context)
+        let result: TranscriptionResult
+        do {
+            result = try await transcribe(path, job: job, choice: choice, context: context)
+        } catch let e as RecognizerUnusable {
+            // A damaged sherpa-onnx installation under `auto`: PocketSphinx, as when none is installed.
+            guard settings.transcriber == .auto else { throw PermanentJobError(e.description) }
+            choice = EngineChoice.pocketsphinx(settings, reason: e.description)
+            onEngineChosen(choice)
+            result = try await transcribe(path, job: job, choice: choice, context: context)
+        }
         guard !result.text.isEmpty else { throw PermanentJobError("no speech was recognised in the audio") }
         let segments = JSON.array(result.segments.map {
             ["start": .double(Self.rounded($0.start)), "end": .double(Self.rounded($0.end)), "text": .string($0.text)]
@@ -59,6 +67,11 @@ struct JobExecutor: Sendable {
                 try Self.queueAutomaticSummary(sermonId: sermonId, type: settings.autoSummaryType, in: s)
             }
         }
+    }
+
+    private func transcribe(_ path: String, job: JobRecord, choice: EngineChoice, context: JobContext) async throws -> TranscriptionResult {
+        try await store.write { s in try s.setJobEngine(id: job.id, engine: choice.engine, model: choice.model) }
+        return try await choice.engine(settings).transcribe(audioPath: path, job: context)
     }
 
     /// Milliseconds are plenty for a segment time, and keep the stored JSON short. A time so large that the

@@ -37,6 +37,14 @@ enum SpeechFixtures {
         var wav = ""
 
         enum CodingKeys: String, CodingKey { case text, voice, duration, sentences }
+
+        init(text: String, voice: String, duration: Double, sentences: [SpeechScore.Sentence], wav: String) {
+            self.text = text
+            self.voice = voice
+            self.duration = duration
+            self.sentences = sentences
+            self.wav = wav
+        }
     }
 
     /// `name` is "sower-neural", "shepherd-espeak", …

@@ -32,7 +32,7 @@ public struct EngineChoice: Sendable, Equatable {
         }
     }
 
-    private static func pocketsphinx(_ settings: ProcessingSettings, reason: String?) -> EngineChoice {
+    static func pocketsphinx(_ settings: ProcessingSettings, reason: String?) -> EngineChoice {
         EngineChoice(kind: .pocketsphinx, engine: "pocketsphinx", model: settings.pocketSphinxDirectory, fallbackReason: reason)
     }
 

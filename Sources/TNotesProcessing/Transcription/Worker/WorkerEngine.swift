@@ -36,7 +36,7 @@ public struct WorkerEngine: TranscriptionEngine {
             do {
                 return try Self.decode(source, worker: worker, job: job)
             } catch let e as RecognizerProcess.Failure where e.damaged {
-                throw PermanentJobError(e.description)
+                throw RecognizerUnusable(description: e.description)
             }
         }
     }
@@ -59,4 +59,10 @@ public struct WorkerEngine: TranscriptionEngine {
         job.progress(1)
         return TranscriptionResult(text: segments.map(\.text).joined(separator: " "), segments: segments)
     }
+}
+
+/// The recognizer's installation is missing or damaged (the worker refused to load it): no retry can help.
+/// With `transcriber = "auto"` the job goes on with PocketSphinx (`JobExecutor`); asked for by name, it fails.
+public struct RecognizerUnusable: Error, CustomStringConvertible {
+    public let description: String
 }
