@@ -31,6 +31,16 @@ for _ in $(seq 100); do [ -S "$tmp/s.sock" ] && break; sleep 0.1; done
 tnotes --socket "$tmp/s.sock" sermon create --title "Installed" >/dev/null || fail "tnotes could not talk to the installed tnotesd"
 # SWORD is dlopen()ed on first use: the package's Depends must have brought it, and the static build must load it.
 tnotes --socket "$tmp/s.sock" verse John 3:16 | grep -q "For God so loved the world" || fail "the installed tnotesd could not read the KJV (libsword)"
+# Transcription runs in the recognizer worker, the installed tnotesd again (issue #52); with no sherpa-onnx
+# installed, PocketSphinx (a Depends) is the engine, and `tnotes models install` has its installer.
+[ -x /usr/share/tnotes/install-models.sh ] || fail "the model installer is missing from /usr/share/tnotes"
+tnotes --socket "$tmp/s.sock" models | grep -q "in use: pocketsphinx" || fail "tnotes models does not show PocketSphinx in use"
+if command -v espeak-ng >/dev/null; then
+  espeak-ng -w "$tmp/speech.wav" "Today we read from the book of Romans."
+  sid=$(tnotes --socket "$tmp/s.sock" --json sermon create --title "Spoken" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')
+  tnotes --socket "$tmp/s.sock" audio import "$sid" "$tmp/speech.wav" >/dev/null || fail "audio import failed"
+  tnotes --socket "$tmp/s.sock" transcribe "$sid" --wait >/dev/null || fail "the installed tnotesd could not transcribe (its recognizer worker)"
+fi
 for lib in libcurl4 libpocketsphinx3 libsphinxbase3 libsword1.9.0; do
   dpkg-deb -f ./.build/deb/tnotes_*.deb Depends | grep -q "$lib" || fail "tnotes does not depend on $lib"
 done
