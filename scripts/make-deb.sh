@@ -75,6 +75,10 @@ Files: *
 Copyright: 2025-2026 the tnotes developers
 License: Apache-2.0
 
+Files: Sources/CSherpaOnnx/vendor/sherpa-onnx-c-api.h
+Copyright: 2023 Xiaomi Corporation (sherpa-onnx, https://github.com/k2-fsa/sherpa-onnx)
+License: Apache-2.0
+
 License: Apache-2.0
  On Debian systems, the full text of the Apache License 2.0 can be found in
  /usr/share/common-licenses/Apache-2.0.

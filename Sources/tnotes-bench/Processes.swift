@@ -1,5 +1,6 @@
 import Foundation
 import TNotesClient
+import TNotesTestSupport
 
 /// Children of the benchmark: real tnotesd / tnotes-server processes in temp dirs.
 final class Child {
@@ -65,17 +66,7 @@ final class Child {
     }
 
     /// The daemon's child running the recognizer worker, if one runs now.
-    var recognizerWorker: Int32? {
-        guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else { return nil }
-        for t in tasks {
-            let children = (try? String(contentsOfFile: "/proc/\(pid)/task/\(t)/children", encoding: .utf8)) ?? ""
-            for c in children.split(separator: " ").compactMap({ Int32($0) }) {
-                let cmd = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(c)/cmdline"))) ?? Data()
-                if String(decoding: cmd, as: UTF8.self).contains("--recognizer-worker") { return c }
-            }
-        }
-        return nil
-    }
+    var recognizerWorker: Int32? { ProcessTree.recognizerWorker(of: pid) }
 
     func stop() {
         if process.isRunning {

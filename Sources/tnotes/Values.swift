@@ -57,11 +57,6 @@ enum Values {
             return Double(h * 3600 + m * 60) + sec
         }
     }
-
-    /// Seconds as JSON: an integer when whole (so `12:34` is sent as 754, not 754.0).
-    static func number(_ d: Double) -> JSON {
-        d == d.rounded() && abs(d) < 9e15 ? .int(Int64(d)) : .double(d)
-    }
 }
 
 enum SummaryType: String, ExpressibleByArgument, CaseIterable {

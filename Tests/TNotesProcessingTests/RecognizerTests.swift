@@ -120,10 +120,12 @@ struct RecognizerTests {
     }
 
     @Test("without a recognizer installed, PocketSphinx transcribes and the log says so once, with the reason",
-          .enabled(if: SpeechFixtures.hasSpeech, "\(SpeechFixtures.missingSpeech)"))
+          .enabled(if: TranscriptionJobTests.hasEspeak, "needs espeak-ng"))
     func missingRecognizerFallsBack() throws {
         let empty = TempDirectory()
-        let passage = try SpeechFixtures.passage("sower-espeak")
+        let dir = TempDirectory()
+        let wav = try #require(try ProcessingHarness.speech(TranscriptionJobTests.spoken, in: dir))
+        let passage = SpeechFixtures.Passage(text: TranscriptionJobTests.spoken, voice: "espeak", duration: 10, sentences: [], wav: wav)
         let r = try Self.transcribe(passage, processing: ["model_dir = \"\(empty.path)\""])
         defer { _ = r.daemon.stop() }
         #expect(r.job["state"] == "done", "\(r.job.text)")
@@ -142,7 +144,7 @@ struct RecognizerTests {
         let r = try Self.transcribe(passage, processing: ["model_dir = \"\(SpeechFixtures.modelDirectory)\"", "stall_timeout = 8"]) { d, _, _ in
             // The worker is the daemon's child running `--recognizer-worker`; stop it once, as a hang would.
             #expect(eventually(timeout: 60, every: 0.05) {
-                guard let pid = Self.worker(of: d.pid) else { return false }
+                guard let pid = ProcessTree.recognizerWorker(of: d.pid) else { return false }
                 stopped = pid
                 return kill(pid, SIGSTOP) == 0
             })
@@ -152,20 +154,7 @@ struct RecognizerTests {
         #expect(r.job["state"] == "done", "\(r.job.text)")
         #expect(r.job["attempts"]?.doubleValue == 2, "\(r.job.text)")
         #expect(r.daemon.log.contains("made no progress"), "\(r.daemon.log)")
-        #expect(!FileManager.default.fileExists(atPath: "/proc/\(stopped)/stat") || Self.state(stopped) == "Z" || Self.worker(of: r.daemon.pid) != stopped)
-    }
-
-    /// The pid of `parent`'s child that runs the recognizer worker.
-    static func worker(of parent: Int32) -> Int32? {
-        guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(parent)/task") else { return nil }
-        for t in tasks {
-            let children = (try? String(contentsOfFile: "/proc/\(parent)/task/\(t)/children", encoding: .utf8)) ?? ""
-            for c in children.split(separator: " ").compactMap({ Int32($0) }) {
-                let cmd = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(c)/cmdline"))) ?? Data()
-                if String(decoding: cmd, as: UTF8.self).contains("--recognizer-worker") { return c }
-            }
-        }
-        return nil
+        #expect(!FileManager.default.fileExists(atPath: "/proc/\(stopped)/stat") || Self.state(stopped) == "Z" || ProcessTree.recognizerWorker(of: r.daemon.pid) != stopped)
     }
 
     static func state(_ pid: Int32) -> String {
