@@ -31,6 +31,9 @@ let package = Package(
 
         // libsystemd (Debian's libsystemd-dev): sd_notify, socket activation.
         .systemLibrary(name: "CSystemd", path: "Sources/CSystemd", providers: [.apt(["libsystemd-dev"])]),
+        // sd-bus, libsystemd's D-Bus client (the same library as CSystemd): the daemon on the desktop's buses
+        // (contract §8.4). C, because sd-bus's convenient calls are variadic and its handlers are C callbacks.
+        .target(name: "CDesktopBus", linkerSettings: [.linkedLibrary("systemd")]),
         // CMU PocketSphinx (Debian's libpocketsphinx-dev, model in pocketsphinx-en-us): offline speech to text.
         // SWORD (Debian's libsword-dev, its C "flat API"): offline Bible text from sword-text-kjv / sword-text-web.
         // Both are loaded on first use (dlopen), not linked: each loader's header says why. The -I paths are
@@ -117,10 +120,16 @@ let package = Package(
         ]),
         // Recording (contract §8.2): capture from the sound server into a crash-safe Ogg Opus file.
         .target(name: "TNotesRecording", dependencies: ["CPulseAudio", "COggOpus", "TNotesLifecycle"]),
+        // The desktop over D-Bus: notifications, metered network, battery, sleep (contract §8.4).
+        .target(name: "TNotesDesktop", dependencies: [
+            "CDesktopBus", "TNotesLifecycle",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
         // The daemon: config, paths, single-instance lock, record methods, wiring.
         .target(name: "TNotesDaemon", dependencies: [
             "TNotesCore", "TNotesStore", "TNotesRPC", "TNotesSocketServer", "TNotesConfig", "TNotesSync", "CSystemd",
-            "TNotesLifecycle", "TNotesProcessing", "TNotesScripture", "TNotesBible", "TNotesRecording",
+            "TNotesLifecycle", "TNotesProcessing", "TNotesScripture", "TNotesBible", "TNotesRecording", "TNotesDesktop",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),

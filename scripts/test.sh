@@ -15,6 +15,9 @@ python3 -c 'import pythonbible' 2>/dev/null || pip install -q pythonbible==0.15.
 # skipped, each saying why.
 ./scripts/install-models.sh .build/models || echo "== the sherpa-onnx recognizer could not be installed: its tests will be skipped" >&2
 ./scripts/speech/make-speech.sh .build/speech || echo "== the spoken passages could not be made: the recognizer tests will be skipped" >&2
+# python-dbusmock (pinned, from PyPI) for the desktop tests' mock NetworkManager, UPower, logind and notification
+# server on private buses (issue #53).
+./scripts/dbusmock/install.sh .build/dbusmock || echo "== python-dbusmock could not be installed: the desktop (D-Bus) tests will be skipped" >&2
 # One test at a time: integration tests start processes and wait on them; in parallel on a small CI
 # machine their timeouts would measure the load, not the product.
 swift test --skip-build --no-parallel

@@ -178,8 +178,15 @@ public enum Render {
         if let held = r.heldDeletes {
             rows.append(("held", style.red("a pull would delete \(held) records; `tnotes sync confirm` allows it")))
         }
+        if r.intervalSeconds != nil {
+            rows.append(("interval", "\(Format.number(r.json(at: \.intervalSeconds))) s\(r.onBattery == true ? " (doubled on battery)" : "")"))
+        }
+        var desktop = [String]()
+        if r.metered == true { desktop.append("metered connection: audio waits") }
+        if r.onBattery == true { desktop.append("on battery: automatic transcriptions wait") }
+        if !desktop.isEmpty { rows.append(("desktop", desktop.joined(separator: "; "))) }
         if let t = r.triggers {
-            let order = ["startup", "periodic", "localChange", "network", "manual"]
+            let order = ["startup", "periodic", "localChange", "network", "manual", "realtime", "resume"]
             let keys = order.filter { t[$0] != nil } + t.keys.filter { !order.contains($0) }.sorted()
             rows.append(("triggers", keys.map { "\($0) \(Format.number(t[$0]))" }.joined(separator: ", ")))
         }

@@ -9,6 +9,7 @@ import TNotesConfig
 import TNotesBible
 import TNotesProcessing
 import TNotesCore
+import TNotesDesktop
 import TNotesRPC
 import TNotesSocketServer
 import TNotesStore
@@ -86,7 +87,7 @@ public struct Daemon {
     }
 
     /// The sync engine when `sync.server_url` is set; nil keeps the daemon local-only.
-    func makeSyncEngine(store: Store, hub: EventHub, env: [String: String]) -> SyncEngine? {
+    func makeSyncEngine(store: Store, hub: EventHub, notices: DesktopNotices, env: [String: String]) -> SyncEngine? {
         guard let url = config.sync.serverURL else { return nil }
         let tokenFile = config.sync.tokenFile
         let token: @Sendable () throws -> String = {
@@ -96,10 +97,12 @@ public struct Daemon {
         let backoff = BackoffPolicy(base: config.sync.backoffBase, factor: 2, max: config.sync.backoffMax)
         let audio = AudioTransfers(store: store, client: client, audioDirectory: paths.audioDirectory, backoff: backoff,
                                    logger: logger)
-        let settings = SyncEngine.Settings(serverURL: url, interval: config.sync.interval, backoff: backoff,
+        var settings = SyncEngine.Settings(serverURL: url, interval: config.sync.interval, backoff: backoff,
                                            batchSize: config.sync.batchSize, realtime: config.sync.realtime)
+        settings.audioOnMetered = config.sync.audioOnMetered
         return SyncEngine(store: store, client: client, settings: settings, audio: audio, logger: logger) { topic, fields in
             hub.publish(topic: topic, fields)
+            if topic == "sync.state" { notices.syncStateChanged(fields) }
         }
     }
 
@@ -107,10 +110,11 @@ public struct Daemon {
     static func methodTable(store: Store, hub: EventHub, info: DaemonInfo, sync: SyncEngine?, audioDirectory: String,
                             processing: ProcessingSettings = ProcessingSettings(), worker: ProcessingWorker? = nil,
                             scriptureModulesPath: String? = nil, publicBaseURL: String? = nil,
-                            recording: RecordingController? = nil, soundServer: SoundServer = SoundServer(address: nil)) -> MethodTable {
+                            recording: RecordingController? = nil, soundServer: SoundServer = SoundServer(address: nil),
+                            desktop: DesktopBus? = nil) -> MethodTable {
         let discovery = DiscoveryDocument()
         var table = MethodTable(title: "tnotesd", version: TNotesVersion.string)
-        SystemMethods(store: store, hub: hub, info: info, discovery: discovery, sync: sync).register(into: &table)
+        SystemMethods(store: store, hub: hub, info: info, discovery: discovery, sync: sync, desktop: desktop).register(into: &table)
         RecordMethods(store: store, publicBaseURL: publicBaseURL, recordingClock: recording?.clock).register(into: &table)
         PublishMethods(store: store, publicBaseURL: publicBaseURL).register(into: &table)
         AudioMethods(store: store, importer: AudioImporter(audioDirectory: audioDirectory),
@@ -168,9 +172,13 @@ public struct Daemon {
         }
 
         let hub = EventHub()
-        let sync = makeSyncEngine(store: store, hub: hub, env: env)
+        // The desktop's buses (contract §8.4): notifications out, metered / battery / sleep in.
+        let desktop = DesktopBus(settings: .init(notifications: config.desktop.notifications), logger: logger)
+        let notices = DesktopNotices(bus: desktop, store: store)
+        let sync = makeSyncEngine(store: store, hub: hub, notices: notices, env: env)
         store.addObserver { changes in
             hub.recordsChanged(changes)
+            notices.recordsChanged(changes)
             if let sync, changes.contains(where: { $0.origin == .local }) { sync.noteLocalWrite() }
         }
         let activated = SystemdNotifier.activatedSocket()
@@ -181,7 +189,10 @@ public struct Daemon {
         processing.dataModelDirectory = "\(paths.dataDir)/models"
         processing.recognizerExecutable = Self.executablePath
         let worker = ProcessingWorker(store: store, settings: processing, scratchDirectory: paths.scratchDirectory,
-                                      logger: logger) { topic, fields in hub.publish(topic: topic, fields) }
+                                      logger: logger) { topic, fields in
+            hub.publish(topic: topic, fields)
+            if topic == "job.changed" { notices.jobChanged(fields) }
+        }
         let soundServer = SoundServer(environment: env)
         let recording = RecordingController(
             settings: .init(server: soundServer, audioDirectory: paths.audioDirectory, markerPath: "\(paths.dataDir)/recording.json",
@@ -191,7 +202,8 @@ public struct Daemon {
         await recording.recover()
         let table = Self.methodTable(store: store, hub: hub, info: info, sync: sync, audioDirectory: paths.audioDirectory,
                                      processing: processing, worker: worker, scriptureModulesPath: config.scriptureModulesPath,
-                                     publicBaseURL: config.sync.serverURL, recording: recording, soundServer: soundServer)
+                                     publicBaseURL: config.sync.serverURL, recording: recording, soundServer: soundServer,
+                                     desktop: desktop)
         let dispatcher = Dispatcher(table: table, logger: logger)
 
         // One event loop per core (at most 4): a connection whose answer is large to encode (sermon.list of
@@ -233,6 +245,8 @@ public struct Daemon {
             }))
         }
         serviceList.append(supervised("processing", worker))
+        serviceList.append(supervised("desktop-bus", desktop))
+        serviceList.append(supervised("desktop-policy", DesktopPolicy(bus: desktop, sync: sync, worker: worker, store: store, logger: logger)))
         serviceList.append(supervised("recording", RecordingService(controller: recording)))
         serviceList.append(supervised("socket-server", server))
         serviceList.append(supervised("systemd", SystemdService(notifier: notifier, store: store, sync: sync)))

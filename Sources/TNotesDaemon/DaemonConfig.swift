@@ -24,6 +24,13 @@ public struct DaemonConfig: Sendable, Equatable {
     public var scriptureModulesPath: String?
     /// `[recording]` (contract §8.2).
     public var recording = RecordingConfig()
+    /// `[desktop]` (contract §8.4).
+    public var desktop = DesktopConfig()
+
+    public struct DesktopConfig: Sendable, Equatable {
+        /// Desktop notifications (a job finished or failed, a pull held, a conflict opened).
+        public var notifications = true
+    }
 
     public struct RecordingConfig: Sendable, Equatable {
         /// Seconds of audio (pauses excluded) after which a recording stops by itself: 4 hours.
@@ -46,6 +53,8 @@ public struct DaemonConfig: Sendable, Equatable {
         public var batchSize: Int = 500
         /// Keep one long-poll pull open, so other devices' changes arrive at once (contract §6.4).
         public var realtime = true
+        /// Audio transfers go on over a metered connection (contract §8.4).
+        public var audioOnMetered = false
     }
 
     public init() {}
@@ -79,6 +88,11 @@ extension DaemonConfig {
             if let v = try rc.int("min_free_bytes", min: 0, max: Int.max) { c.recording.minFreeBytes = Int64(v) }
             if let v = try rc.bool("transcribe") { c.recording.transcribe = v }
             try rc.finish()
+        }
+        if let table = try r.table("desktop") {
+            var d = TableReader(table: table, prefix: "desktop.", file: file, expandPath: DaemonPaths.expandTilde)
+            if let v = try d.bool("notifications") { c.desktop.notifications = v }
+            try d.finish()
         }
         if let table = try r.table("scripture") {
             var sc = TableReader(table: table, prefix: "scripture.", file: file, expandPath: DaemonPaths.expandTilde)
@@ -116,6 +130,7 @@ extension DaemonConfig {
             if let v = try s.seconds("backoff_max", min: 0.01) { c.sync.backoffMax = v }
             if let v = try s.int("batch_size", min: 1, max: 5000) { c.sync.batchSize = v }
             if let v = try s.bool("realtime") { c.sync.realtime = v }
+            if let v = try s.bool("audio_on_metered") { c.sync.audioOnMetered = v }
             try s.finish()
             if c.sync.backoffMax < c.sync.backoffBase {
                 throw ConfigError(file: file, key: "sync.backoff_max", problem: "must not be less than sync.backoff_base")
@@ -159,6 +174,7 @@ extension DaemonConfig {
         if let v = try r.int("workers", min: 1, max: 16) { p.workers = v }
         if let v = try r.path("model_dir") { p.configuredModelDirectory = v }
         if let v = try r.seconds("stall_timeout", min: 1) { p.stallSeconds = v }
+        if let v = try r.bool("on_battery") { p.runOnBattery = v }
         try r.finish()
         if p.transcriber == .command && p.transcribeCommand.isEmpty {
             throw ConfigError(file: file, key: "processing.transcribe_command", problem: "is required when transcriber = \"command\"")

@@ -1,5 +1,6 @@
 import Synchronization
 import TNotesCore
+import TNotesDesktop
 import TNotesRPC
 import TNotesStore
 import TNotesSync
@@ -15,13 +16,15 @@ struct SystemMethods {
     let info: DaemonInfo
     let discovery: DiscoveryDocument
     let sync: SyncEngine?
+    /// The desktop's state, for `sync.status` when sync is disabled (nil: no desktop bus, as in the fuzz target).
+    var desktop: DesktopBus? = nil
 
     func register(into table: inout MethodTable) {
-        let store = self.store, hub = self.hub, info = self.info, discovery = self.discovery, sync = self.sync
+        let store = self.store, hub = self.hub, info = self.info, discovery = self.discovery, sync = self.sync, desktop = self.desktop
 
         table.add(MethodSpec(DaemonStatusMethod.self, summary: "Version, schema, device, process and sync state.",
                              result: ["type": "object"], readOnly: true) { _, _ in
-            let syncStatus = try await Self.syncStatus(store: store, sync: sync)
+            let syncStatus = try await Self.syncStatus(store: store, sync: sync, desktop: desktop?.current)
             return [
                 "version": .string(info.version), "schemaVersion": .int(Int64(store.schemaVersion)),
                 "deviceId": .string(store.deviceId), "pid": .int(Int64(getpid())),
@@ -43,7 +46,7 @@ struct SystemMethods {
             let topics = Set(p.topics?.map(\.rawValue) ?? Array(EventHub.topics))
             connection.subscribe(topics)
             // The current state comes with the answer, so a subscriber misses nothing between reading and subscribing.
-            let syncStatus = try await Self.syncStatus(store: store, sync: sync)
+            let syncStatus = try await Self.syncStatus(store: store, sync: sync, desktop: desktop?.current)
             return ["subscribed": .array(topics.sorted().map { .string($0) }), "seq": .int(hub.lastSeq), "sync": syncStatus]
         })
 
@@ -68,7 +71,7 @@ struct SystemMethods {
         })
 
         table.add(MethodSpec(SyncStatusMethod.self, summary: "The sync engine's state.", result: ["type": "object"], readOnly: true) { _, _ in
-            try await Self.syncStatus(store: store, sync: sync)
+            try await Self.syncStatus(store: store, sync: sync, desktop: desktop?.current)
         })
 
         table.add(MethodSpec(SyncPending.self, summary: "The outbox: changes not yet accepted by the server.",
@@ -83,14 +86,15 @@ struct SystemMethods {
         })
     }
 
-    static func syncStatus(store: Store, sync: SyncEngine?) async throws -> JSON {
+    static func syncStatus(store: Store, sync: SyncEngine?, desktop: DesktopState?) async throws -> JSON {
         if let sync { return try await sync.status() }
         let counts = store.outboxCounts
         return [
             "state": "disabled", "serverUrl": .null, "pendingOps": .int(Int64(counts.queued)),
             "failedOps": .int(Int64(counts.failed)), "attempt": 0, "nextAttemptAt": .null, "lastSuccessAt": .null,
             "lastError": .null,
-            "triggers": ["startup": 0, "periodic": 0, "localChange": 0, "network": 0, "manual": 0, "realtime": 0],
+            "triggers": .object(JSONObject(SyncTrigger.allCases.map { ($0.rawValue, JSON.int(0)) })),
+            "metered": .bool(desktop?.metered ?? false), "onBattery": .bool(desktop?.onBattery ?? false),
         ]
     }
 }

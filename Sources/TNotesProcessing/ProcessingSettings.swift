@@ -40,6 +40,9 @@ public struct ProcessingSettings: Sendable, Equatable {
     public var backoff = BackoffPolicy(base: 1, factor: 2, max: 300)
     /// Finished jobs are listed this long.
     public var keepFinishedDays = 30
+    /// Automatic transcriptions run on battery too (`[processing] on_battery`, contract §8.4); by default they
+    /// wait for mains power, while a job asked for by hand runs at once.
+    public var runOnBattery = false
 
     public init() {}
 

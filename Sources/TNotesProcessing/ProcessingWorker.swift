@@ -17,12 +17,16 @@ public final class ProcessingWorker: Service, Sendable {
     private let publish: @Sendable (_ topic: String, _ fields: JSONObject) -> Void
     private let wakes: [WakeSignal]
     private let stopping = Atomic<Bool>(false)
+    /// UPower's OnBattery (contract §8.4): automatic transcriptions wait (`power(onBattery:)`).
+    private let onBattery = Atomic<Bool>(false)
     private let engineLog: EngineLog
 
     private struct Running {
         var contexts: [String: JobContext] = [:]
         var progress: [String: Double] = [:]
         var lastPublished: [String: Int64] = [:]
+        /// The running jobs that are transcriptions nobody asked for by hand (they wait on battery).
+        var automatic: Set<String> = []
     }
     private let running = Mutex(Running())
 
@@ -45,12 +49,34 @@ public final class ProcessingWorker: Service, Sendable {
         for w in wakes { w.signal() }
     }
 
+    /// The machine runs on battery, or on mains again. On battery (unless `[processing] on_battery`), an
+    /// automatic transcription waits: a running one goes back to the queue without using up an attempt, and
+    /// none starts until the machine is on mains again. A job asked for by hand runs either way.
+    public func power(onBattery: Bool) {
+        let was = self.onBattery.exchange(onBattery, ordering: .relaxed)
+        guard was != onBattery, !settings.runOnBattery else { return }
+        if onBattery {
+            let interrupted = running.withLock { r in r.automatic.compactMap { r.contexts[$0] } }
+            logger.info("automatic transcriptions wait: on battery", metadata: ["interrupted": "\(interrupted.count)"])
+            for c in interrupted { c.cancel() }
+        } else {
+            logger.info("automatic transcriptions resume: on mains power")
+            jobQueued()
+        }
+    }
+
+    /// Whether automatic transcriptions may run now.
+    var automaticTranscriptionsRun: Bool { settings.runOnBattery || !onBattery.load(ordering: .relaxed) }
+
     /// A person asked for a job the daemon had queued on its own (`JobRecord.isHandRequested` is now true in
     /// the store): if it is running, its threads and processes move to the hand-requested priority at once.
     /// Leaving SCHED_IDLE needs CAP_SYS_NICE; without it the running attempt stays idle (logged), and a retry
     /// or a restart runs it at the new priority.
     public func promote(jobId: String) {
-        guard let context = running.withLock({ $0.contexts[jobId] }) else { return }
+        guard let context = running.withLock({ r in
+            r.automatic.remove(jobId)
+            return r.contexts[jobId]
+        }) else { return }
         if !context.raise(to: .handRequested) {
             logger.notice("a running job stays at idle priority (raising it needs CAP_SYS_NICE)", metadata: ["job": "\(jobId)"])
         }
@@ -112,7 +138,8 @@ public final class ProcessingWorker: Service, Sendable {
                     try await prune()
                     lastPrune = Timestamp.nowMillis()
                 }
-                let due = try await store.read { s in try s.nextJobDue() }
+                let automatic = automaticTranscriptionsRun
+                let due = try await store.read { s in try s.nextJobDue(automaticTranscriptions: automatic) }
                 // In Double: a stored not_before may be any Int64, and the Int64 difference could overflow.
                 let wait = due.map { max(0.01, (Double($0) - Double(Timestamp.nowMillis())) / 1000) } ?? 3600
                 if !(await wake.wait(seconds: min(wait, 3600))) { break }
@@ -126,8 +153,9 @@ public final class ProcessingWorker: Service, Sendable {
 
     /// Takes the next due job; its sermon's status becomes `processing` in the same transaction.
     private func claim() async throws -> JobRecord? {
+        let automatic = automaticTranscriptionsRun
         let job: JobRecord? = try await store.write { s in
-            guard let job = try s.claimNextJob(nowMillis: Timestamp.nowMillis()) else { return nil }
+            guard let job = try s.claimNextJob(nowMillis: Timestamp.nowMillis(), automaticTranscriptions: automatic) else { return nil }
             if let key = Self.statusKey(job.kind), try s.record(.sermons, id: job.sermonId).map({ !$0.isDeleted }) ?? false {
                 try s.setProcessingStatus(sermonId: job.sermonId, key: key, status: "processing")
             }
@@ -148,9 +176,14 @@ public final class ProcessingWorker: Service, Sendable {
     private func runJob(_ job: JobRecord) async {
         let id = job.id
         let context = JobContext(priority: Self.priority(of: job)) { [weak self] fraction in self?.reportProgress(id, fraction) }
-        running.withLock { $0.contexts[id] = context }
-        defer { running.withLock { r in r.contexts[id] = nil; r.progress[id] = nil; r.lastPublished[id] = nil } }
-        if stopping.load(ordering: .relaxed) { context.cancel() }
+        let isAutomatic = job.kind == .transcribe && !job.isHandRequested
+        running.withLock { r in
+            r.contexts[id] = context
+            if isAutomatic { r.automatic.insert(id) }
+        }
+        defer { running.withLock { r in r.contexts[id] = nil; r.progress[id] = nil; r.lastPublished[id] = nil; r.automatic.remove(id) } }
+        // Stopping, or the machine went on battery since the claim.
+        if stopping.load(ordering: .relaxed) || (isAutomatic && !automaticTranscriptionsRun) { context.cancel() }
         let started = ContinuousClock.now
         logger.info("job started", metadata: ["job": "\(id)", "kind": "\(job.kind.rawValue)", "sermon": "\(job.sermonId)",
                                               "attempt": "\(job.attempts)", "priority": "\(context.priority.rawValue)"])
@@ -206,7 +239,7 @@ public final class ProcessingWorker: Service, Sendable {
             return try s.job(id: job.id)
         }
         if interrupted {
-            logger.info("job interrupted; it resumes at the next start", metadata: ["job": "\(job.id)"])
+            logger.info("job interrupted; it goes back to the queue", metadata: ["job": "\(job.id)"])
         } else {
             logger.warning(final ? "job failed" : "job failed; will retry", metadata: [
                 "job": "\(job.id)", "kind": "\(job.kind.rawValue)", "attempt": "\(job.attempts)", "error": "\(reason)",

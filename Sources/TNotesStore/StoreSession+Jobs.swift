@@ -102,10 +102,11 @@ extension StoreSession {
         return job
     }
 
-    /// Takes the oldest queued job that is due: it becomes `running` and its attempt is counted.
-    public func claimNextJob(nowMillis: Int64) throws -> JobRecord? {
+    /// Takes the oldest queued job that is due: it becomes `running` and its attempt is counted. Without
+    /// `automaticTranscriptions` (on battery, contract §8.4), a transcription nobody asked for by hand waits.
+    public func claimNextJob(nowMillis: Int64, automaticTranscriptions: Bool = true) throws -> JobRecord? {
         guard let id = try db.scalar("""
-            SELECT id FROM jobs INDEXED BY jobs_runnable WHERE state = 'queued' AND not_before <= ?
+            SELECT id FROM jobs INDEXED BY jobs_runnable WHERE state = 'queued' AND not_before <= ?\(automaticTranscriptions ? "" : Self.handRequestedOnly)
             ORDER BY not_before, created_at, id LIMIT 1
             """, [.int(nowMillis)]).string
         else { return nil }
@@ -114,14 +115,22 @@ extension StoreSession {
         return try job(id: id)
     }
 
+    /// Leaves out automatic transcriptions: `JobRecord.isHandRequested` in SQL (a transcription without the
+    /// key is automatic; params that are not JSON, only written by hand, count as automatic too).
+    static let handRequestedOnly = """
+         AND NOT (kind = 'transcribe' AND coalesce(CASE WHEN json_valid(params) THEN json_extract(params, '$.\(JobRecord.byHandKey)') END, 0) = 0)
+        """
+
     /// Names the engine (and model) a running job's attempt uses, for `jobs.get`.
     public func setJobEngine(id: String, engine: String, model: String?) throws {
         try db.run("UPDATE jobs SET engine = ?, model = ? WHERE id = ?", [.text(engine), SQLValue(model), .text(id)])
     }
 
-    /// When the next queued job is due (Unix ms), or nil when nothing is queued.
-    public func nextJobDue() throws -> Int64? {
-        try db.scalar("SELECT min(not_before) FROM jobs INDEXED BY jobs_runnable WHERE state = 'queued'").int
+    /// When the next queued job is due (Unix ms), or nil when nothing is queued (see `claimNextJob`).
+    public func nextJobDue(automaticTranscriptions: Bool = true) throws -> Int64? {
+        try db.scalar("""
+            SELECT min(not_before) FROM jobs INDEXED BY jobs_runnable WHERE state = 'queued'\(automaticTranscriptions ? "" : Self.handRequestedOnly)
+            """).int
     }
 
     /// Ends a running job's attempt: `done`, `failed` (for good), or back to `queued` until `notBefore`.

@@ -1,5 +1,6 @@
 import Crypto
 import Logging
+import Synchronization
 import SystemPackage
 import TNotesCore
 import TNotesLifecycle
@@ -11,7 +12,9 @@ import Glibc
 
 /// The audio transfer queue, apart from record sync so a large or failing transfer never holds back
 /// notes. Uploads go once their sermon is on the server; downloads resume after an interruption (Range)
-/// and are verified by sha256 before they are kept. Failures retry on their own backoff.
+/// and are verified by sha256 before they are kept. Failures retry on their own backoff. While the connection
+/// is metered (contract §8.4) the queue is held: a transfer under way is cancelled and nothing starts until the
+/// hold is lifted.
 public actor AudioTransfers {
     let store: Store
     let client: SyncClient
@@ -21,6 +24,17 @@ public actor AudioTransfers {
     private var attempt = 0
     private let kicks: AsyncStream<Void>.Continuation
     private let kickStream: AsyncStream<Void>
+    /// Held (metered), and the pass under way, which a hold cancels. Behind a lock, not the actor: the sync
+    /// engine holds the queue while a pass is awaiting its transfer.
+    private let gate = Mutex(Gate())
+
+    struct Gate {
+        var held = false
+        var pass: Task<Void, any Error>?
+    }
+
+    /// Thrown by a pass that finds the queue held.
+    struct Held: Error {}
 
     public init(store: Store, client: SyncClient, audioDirectory: String, backoff: BackoffPolicy, logger: Logger) {
         self.store = store
@@ -33,6 +47,24 @@ public actor AudioTransfers {
 
     /// Asks the queue to look for work; returns at once (callable from any thread).
     public nonisolated func kick() { kicks.yield() }
+
+    /// Holds the queue (a metered connection) or lifts the hold; a transfer under way stops at once.
+    public nonisolated func hold(metered held: Bool) {
+        let (changed, pass) = gate.withLock { g -> (Bool, Task<Void, any Error>?) in
+            defer { g.held = held }
+            return (g.held != held, g.pass)
+        }
+        guard changed else { return }
+        if held {
+            logger.info("audio transfers wait: the connection is metered")
+            pass?.cancel()
+        } else {
+            logger.info("audio transfers resume: the connection is no longer metered")
+            kick()
+        }
+    }
+
+    var isHeld: Bool { gate.withLock { $0.held } }
 
     /// Ends `run` once the transfer in hand (if any) has been cancelled.
     public nonisolated func stop() { kicks.finish() }
@@ -51,13 +83,30 @@ public actor AudioTransfers {
                 guard await kicked.next() != nil else { return }
             }
             if Task.isCancelled { return }
+            if isHeld {
+                // Kicks (the hold's lift among them) bring the queue back here.
+                retryAt = nil
+                continue
+            }
+            // The pass is a task of its own so that a hold can cancel it (its transfer aborts at once).
+            let pass = Task { try await self.uploads(); try await self.downloads() }
+            let heldMeanwhile = gate.withLock { g in
+                g.pass = pass
+                return g.held
+            }
+            if heldMeanwhile { pass.cancel() }
             do {
-                try await uploads()
-                try await downloads()
+                try await withTaskCancellationHandler { try await pass.value } onCancel: { pass.cancel() }
+                gate.withLock { $0.pass = nil }
                 attempt = 0
                 retryAt = nil
             } catch {
+                gate.withLock { $0.pass = nil }
                 if Task.isCancelled { return }
+                if isHeld {
+                    retryAt = nil
+                    continue
+                }
                 attempt += 1
                 let delay = SyncEngine.timerSeconds(backoff.delay(attempt: min(attempt, 64), retryAfter: (error as? SyncFailure)?.retryAfter))
                 logger.warning("audio transfer failed; will retry", metadata: ["in": "\(ClockTime.wholeSeconds(delay)) s", "error": "\(error)"])
@@ -70,6 +119,7 @@ public actor AudioTransfers {
         let pending = try await store.read { s in try s.audioToUpload() }
         for file in pending {
             guard let path = file.path, let sha = file.sha256 else { continue }
+            if isHeld || Task.isCancelled { throw Held() }
             try await client.uploadAudio(sermonId: file.sermonId, path: path, sha256: sha)
             try await store.write { s in
                 try s.setAudioFile(AudioFileState(sermonId: file.sermonId, path: path, sha256: sha, sizeBytes: file.sizeBytes,
@@ -82,6 +132,7 @@ public actor AudioTransfers {
     func downloads() async throws {
         let wanted = try await store.read { s in try s.audioToDownload() }
         for item in wanted {
+            if isHeld || Task.isCancelled { throw Held() }
             let ext = item.fileName.split(separator: ".").count > 1 ? "." + item.fileName.split(separator: ".").last! : ""
             let safeExt = ext.count <= 10 && !ext.contains("/") ? ext : ""
             let final = "\(audioDirectory)/\(item.sermonId)\(safeExt)"

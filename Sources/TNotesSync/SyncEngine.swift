@@ -5,6 +5,8 @@ import TNotesStore
 
 public enum SyncTrigger: String, Sendable, CaseIterable {
     case startup, periodic, localChange, network, manual, realtime
+    /// The machine woke up (logind's PrepareForSleep(false), contract §8.4).
+    case resume
 }
 
 public struct SyncReport: Sendable, Equatable {
@@ -48,6 +50,8 @@ public actor SyncEngine {
         public var realtime: Bool
         /// How long the server may hold the long poll.
         public var realtimeWaitSeconds = 25
+        /// Audio transfers go on over a metered connection too (`[sync] audio_on_metered`, contract §8.4).
+        public var audioOnMetered = false
 
         public init(serverURL: String, interval: Double, backoff: BackoffPolicy, batchSize: Int, realtime: Bool = false) {
             self.serverURL = serverURL
@@ -102,6 +106,11 @@ public actor SyncEngine {
     var snapshotUnsupported = false
     /// The server epoch as the store has it (read once, then kept in step with it).
     var knownEpoch: String?
+    /// The desktop (contract §8.4): the connection is metered, the machine is on battery (the periodic interval
+    /// doubles), the machine is about to sleep (no sync starts).
+    private var metered = false
+    private var onBattery = false
+    private var asleep = false
     /// A pull is held when it would tombstone more than half of the live records, and at least this many
     /// (a person deleting 2 of their 3 sermons elsewhere is not a reset server).
     static let massDeleteFloor = 10
@@ -133,8 +142,8 @@ public actor SyncEngine {
     public func trigger(_ kind: SyncTrigger) {
         triggerCounts[kind, default: 0] += 1
         wanted = true
-        if kind == .manual || kind == .network || kind == .realtime { force = true }
-        if kind == .network { attempt = 0 }
+        if kind == .manual || kind == .network || kind == .realtime || kind == .resume { force = true }
+        if kind == .network || kind == .resume { attempt = 0 }
         wake.yield()
     }
 
@@ -175,6 +184,36 @@ public actor SyncEngine {
         }
     }
 
+    /// The desktop's state (contract §8.4): on a metered connection audio transfers wait (records still sync)
+    /// unless `audioOnMetered`; on battery the periodic interval doubles.
+    public func desktop(metered: Bool, onBattery: Bool) {
+        if metered != self.metered || onBattery != self.onBattery {
+            logger.info("sync adapts to the desktop", metadata: ["metered": "\(metered)", "onBattery": "\(onBattery)",
+                                                               "intervalSeconds": "\(periodicInterval)"])
+        }
+        self.metered = metered
+        self.onBattery = onBattery
+        audio?.hold(metered: metered && !settings.audioOnMetered)
+    }
+
+    /// The machine is about to sleep: no sync starts until it wakes (`resumed`), or until this says otherwise
+    /// (the bus that said so is gone).
+    public func sleeping(_ asleep: Bool) {
+        let woke = self.asleep && !asleep
+        self.asleep = asleep
+        if woke && wanted { wake.yield() }
+    }
+
+    /// The machine woke up: sync now, whatever the backoff said (the network it failed on may be back).
+    public func resumed() {
+        asleep = false
+        realtimeKick.signal()
+        trigger(.resume)
+    }
+
+    /// The periodic sync's interval now: doubled on battery.
+    var periodicInterval: Double { onBattery ? settings.interval * 2 : settings.interval }
+
     /// `sync.now {wait: true}`: starts a sync and answers with the result of a sync that began after the call.
     public func syncAndWait(timeout: Double = 25, trigger kind: SyncTrigger = .manual) async throws -> SyncReport {
         waiterCounter += 1
@@ -199,10 +238,10 @@ public actor SyncEngine {
     /// transfers. Everything it starts (the periodic timer, debounce/retry/deadline timers, the sync loop,
     /// the transfer queue) is a child task of one task group: when `run` returns, none of it is left.
     public func run() async {
-        let interval = settings.interval
         await withDiscardingTaskGroup { group in
             group.addTask {
                 while !Task.isCancelled {
+                    let interval = await self.periodicInterval
                     try? await Task.sleep(for: .milliseconds(Self.milliseconds(interval)))
                     if Task.isCancelled { break }
                     await self.trigger(.periodic)
@@ -247,7 +286,7 @@ public actor SyncEngine {
     }
 
     private func step() async {
-        guard wanted else { return }
+        guard wanted, !asleep else { return }
         let now = Timestamp.nowMillis()
         if !force {
             if state == .backoff, let at = nextAttemptAt, now < at { return }
@@ -310,7 +349,7 @@ public actor SyncEngine {
         onEvent("sync.state", [
             "state": .string(s.rawValue), "attempt": .int(Int64(attempt)),
             "nextAttemptAt": nextAttemptAt.map { .string(Timestamp.format(millis: $0)) } ?? .null,
-            "lastError": JSON(lastError),
+            "lastError": JSON(lastError), "heldDeletes": heldDeletes.map { .int(Int64($0)) } ?? .null,
         ])
     }
 
@@ -380,6 +419,7 @@ public actor SyncEngine {
             "lastSuccessAt": JSON(lastSuccessAt), "lastError": JSON(lastError), "triggers": .object(triggers),
             "realtime": .bool(settings.realtime), "realtimeConnected": .bool(realtimeConnected),
             "heldDeletes": heldDeletes.map { .int(Int64($0)) } ?? .null,
+            "metered": .bool(metered), "onBattery": .bool(onBattery), "intervalSeconds": .double(periodicInterval),
         ]
     }
 }

@@ -15,4 +15,15 @@ public enum Binaries {
     }
 
     public static func path(_ name: String) -> String { "\(directory)/\(name)" }
+
+    /// The package's .build directory: the tests run from .build/<triple>/debug, so it is the nearest folder above
+    /// the binaries that holds Package.swift, plus /.build (where scripts/test.sh installs models and test tools).
+    public static var packageBuildDirectory: String {
+        var dir = directory
+        for _ in 0..<6 {
+            if FileManager.default.fileExists(atPath: "\(dir)/Package.swift") { return "\(dir)/.build" }
+            dir = (dir as NSString).deletingLastPathComponent
+        }
+        return "\(directory)/.."
+    }
 }

@@ -38,6 +38,10 @@ public final class DaemonProcess: @unchecked Sendable {
         env["XDG_CONFIG_HOME"] = dir.file("config")
         env["XDG_DATA_HOME"] = dir.file("xdg-data")
         env["XDG_RUNTIME_DIR"] = dir.file("xdg-run")
+        // No D-Bus unless a test brings its own (DBusFixture): the machine's buses would tell a test daemon the
+        // machine's battery and network, and show its notifications on the machine's desktop.
+        env["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(dir.file("no-session-bus"))"
+        env["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=\(dir.file("no-system-bus"))"
         for (k, v) in environment { env[k] = v }
         return env
     }

@@ -13,9 +13,9 @@ public final class PulseAudioFixture {
 
     public let dir: TempDirectory
     public let socket: String
-    private var pid: pid_t = 0
+    private var process: SpawnedProcess?
     /// The capture that keeps the sink's monitor live (`keepSourceLive`).
-    private var keeper: pid_t = 0
+    private var keeper: SpawnedProcess?
 
     /// libpulse's server string for `PULSE_SERVER`.
     public var server: String { "unix:\(socket)" }
@@ -28,20 +28,9 @@ public final class PulseAudioFixture {
             "-L", "module-native-protocol-unix socket=\(socket) auth-anonymous=1",
             "-L", "module-null-sink sink_name=tn",
         ]
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, dir.file("pulse.log"), O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let argv = ([Self.pulseaudio] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
         // Its own HOME and runtime dir: no cookie or state of the machine's user is read or written.
-        let settings: [String] = ["HOME=\(dir.path)", "XDG_RUNTIME_DIR=\(dir.path)", "PATH=/usr/bin:/bin"]
-        let env: [UnsafeMutablePointer<CChar>?] = settings.map { strdup($0) } + [nil]
-        defer { env.forEach { free($0) } }
-        let rc = posix_spawn(&pid, Self.pulseaudio, &actions, nil, argv, env)
-        guard rc == 0 else { throw HarnessError("posix_spawn pulseaudio: \(rc)") }
+        process = try SpawnedProcess(Self.pulseaudio, arguments, environment: ["HOME": dir.path, "XDG_RUNTIME_DIR": dir.path, "PATH": "/usr/bin:/bin"],
+                                    logFile: dir.file("pulse.log"))
         // Ready when a client gets an answer.
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline {
@@ -63,41 +52,20 @@ public final class PulseAudioFixture {
     /// microphone is running already. A capture at 50 ms latency kept running for the fixture's life keeps the
     /// blocks short (every later stream: 0.15 s); a short capture waits until that holds.
     private func keepSourceLive() throws {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, dir.file("parec.log"), O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        let arguments = ["/usr/bin/parec", "--raw", "--rate=16000", "--channels=1", "--format=s16le", "--latency-msec=50", "-d", "tn.monitor"]
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let settings: [String] = ["PULSE_SERVER=\(server)", "HOME=\(dir.path)", "PATH=/usr/bin:/bin"]
-        let env: [UnsafeMutablePointer<CChar>?] = settings.map { strdup($0) } + [nil]
-        defer { env.forEach { free($0) } }
-        guard posix_spawn(&keeper, "/usr/bin/parec", &actions, nil, argv, env) == 0 else { throw HarnessError("posix_spawn parec failed") }
+        let arguments = ["--raw", "--rate=16000", "--channels=1", "--format=s16le", "--latency-msec=50", "-d", "tn.monitor"]
+        // Its output (the audio) goes nowhere.
+        keeper = try SpawnedProcess("/usr/bin/parec", arguments,
+                                    environment: ["PULSE_SERVER": server, "HOME": dir.path, "PATH": "/usr/bin:/bin"], logFile: "/dev/null")
         let r = try ProcessRunner.run("/bin/sh", ["-c", "/usr/bin/parec --raw --rate=16000 --channels=1 --format=s16le -d tn.monitor | head -c 3200 > /dev/null"],
                                       environment: ["PULSE_SERVER": server, "PATH": "/usr/bin:/bin"], timeout: 10)
         guard r.status == 0 else { throw HarnessError("parec could not capture from tn.monitor: \(r.stderr)") }
     }
 
     public func stop() {
-        if keeper > 0 {
-            kill(keeper, SIGKILL)
-            var status: Int32 = 0
-            _ = waitpid(keeper, &status, 0)
-            keeper = 0
-        }
-        guard pid > 0 else { return }
-        kill(pid, SIGTERM)
-        var status: Int32 = 0
-        for _ in 0..<500 {
-            if waitpid(pid, &status, WNOHANG) != 0 { pid = 0; return }
-            usleep(10_000)
-        }
-        kill(pid, SIGKILL)
-        _ = waitpid(pid, &status, 0)
-        pid = 0
+        keeper?.stop()
+        keeper = nil
+        process?.stop()
+        process = nil
     }
 
     /// `text` spoken by espeak-ng as a WAV file in the fixture's dir; its duration in seconds.

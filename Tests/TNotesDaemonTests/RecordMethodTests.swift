@@ -514,7 +514,8 @@ struct RecordMethodTests {
             #expect(s0["attempt"]?.int64Value == 0)
             #expect(s0["nextAttemptAt"] == .null && s0["lastSuccessAt"] == .null && s0["lastError"] == .null)
             let triggers = try #require(s0["triggers"]?.objectValue, "\(s0.text)")
-            #expect(Set(triggers.keys) == ["startup", "periodic", "localChange", "network", "manual", "realtime"])
+            #expect(Set(triggers.keys) == ["startup", "periodic", "localChange", "network", "manual", "realtime", "resume"])
+            #expect(s0["metered"] == false && s0["onBattery"] == false, "no desktop bus: as usual")
             for (_, v) in triggers { #expect(v.int64Value != nil) }
             let p0 = try #require(s0["pendingOps"]?.int64Value)
             #expect(p0 == 0, "a fresh daemon has nothing queued")

@@ -6,16 +6,7 @@ import TNotesTestSupport
 /// text and the time span of every sentence. scripts/test.sh makes both under .build; the tests that need them
 /// are skipped, with the reason, when they are missing.
 enum SpeechFixtures {
-    /// The package's .build directory: the test bundle runs from .build/<triple>/debug, so it is the nearest
-    /// folder above the binaries that holds Package.swift, plus /.build.
-    static var buildDirectory: String {
-        var dir = Binaries.directory
-        for _ in 0..<6 {
-            if FileManager.default.fileExists(atPath: "\(dir)/Package.swift") { return "\(dir)/.build" }
-            dir = (dir as NSString).deletingLastPathComponent
-        }
-        return "\(Binaries.directory)/.."
-    }
+    static var buildDirectory: String { Binaries.packageBuildDirectory }
 
     static var modelDirectory: String {
         ProcessInfo.processInfo.environment["TNOTES_TEST_MODELS"] ?? "\(buildDirectory)/models"

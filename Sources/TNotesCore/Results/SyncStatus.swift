@@ -17,6 +17,12 @@ public struct SyncStatus: RecordShape {
     public var triggers = JSONObject()
     public var realtime = false
     public var realtimeConnected = false
+    /// NetworkManager says the connection is metered (audio transfers wait; contract §8.4).
+    public var metered = false
+    /// UPower says the machine runs on battery (automatic transcriptions wait, the interval doubles).
+    public var onBattery = false
+    /// The periodic sync's interval now, in seconds (doubled on battery); absent when sync is disabled.
+    public var intervalSeconds: Double?
 
     public init() {}
 
@@ -33,6 +39,9 @@ public struct SyncStatus: RecordShape {
         .defaulted("triggers", .object, \.triggers),
         .defaulted("realtime", .bool, \.realtime),
         .defaulted("realtimeConnected", .bool, \.realtimeConnected),
+        .defaulted("metered", .bool, \.metered),
+        .defaulted("onBattery", .bool, \.onBattery),
+        .optional("intervalSeconds", .number(min: 0), \.intervalSeconds),
     ]
 }
 
