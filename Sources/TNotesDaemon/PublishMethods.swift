@@ -20,8 +20,12 @@ struct PublishMethods {
             Publish a snapshot of the sermon (default parts: notes and summary) as a public page; publishing \
             again replaces the snapshot at the same address. Works offline: it is queued and syncs.
             """, notes: [
-                \.parts: "what to publish: notes, summary, transcript",
+                \.parts: "what to publish: notes, summary, transcript, audio",
                 \.slug: "the readable part of the page's address (default: from the title); kept on later publishes",
+                \.description: "what the page, its index and the feed say of the sermon (at most 5,000 characters; an empty one clears it)",
+                \.tags: "at most 20 tags, each at most 50 characters",
+                \.language: "a BCP 47 tag, e.g. en or pt-BR (default en)",
+                \.canFork: "others may copy the published parts into their library (sermon.fork); default false",
             ], result: Self.publicationResult) { p, _ in
             let sermonId = p.id
             let asked = p.parts ?? Publication.Part.defaults
@@ -32,6 +36,7 @@ struct PublishMethods {
             if let slug = p.slug, PublicId.slug(slug).isEmpty {
                 throw RPCError.invalidParams(field: SermonPublish.Params.name(\.slug), reason: "must contain letters or digits")
             }
+            try Self.checkDetails(p)
             return try await store.write { s in
                 let sermon = try s.liveRecord(.sermons, sermonId)
                 let id = Identifier.derived(from: sermonId, kind: "publication")
@@ -43,6 +48,21 @@ struct PublishMethods {
                 publication.publicId = existing.flatMap { LenientRecord<Publication>(object: $0.body).publicId }
                     ?? PublicId.make(title: p.slug ?? LenientRecord<Sermon>(object: sermon.body).title ?? "sermon")
                 publication.parts = parts
+                // Each detail kept from the last publish unless given now.
+                let previous = existing.map { LenientRecord<Publication>(object: $0.body) }
+                if let description = p.description {
+                    publication.description = description.isEmpty ? nil : description
+                } else {
+                    publication.description = previous?.description ?? nil
+                }
+                publication.tags = p.tags ?? previous?.tags
+                publication.language = p.language ?? previous?.language
+                publication.canFork = p.canFork ?? previous?.canFork
+                if parts.contains(.audio) {
+                    guard LenientRecord<Sermon>(object: sermon.body).audio != nil else {
+                        throw RPCError.invalidParams(field: SermonPublish.Params.name(\.parts), reason: "the sermon has no audio to publish")
+                    }
+                }
                 publication.published = true
                 publication.snapshot = try Self.snapshot(of: sermon, parts: parts, in: s).record
                 publication.publishedAt = now
@@ -77,6 +97,26 @@ struct PublishMethods {
         })
     }
 
+    /// The details' bounds (contract §8.1's spirit: a page and a feed of any size render, but a client's publish
+    /// asks for sane ones).
+    static func checkDetails(_ p: SermonPublish.Params) throws {
+        if let d = p.description, d.count > Publication.maxDescriptionCharacters {
+            throw RPCError.invalidParams(field: SermonPublish.Params.name(\.description),
+                                         reason: "must be at most \(Publication.maxDescriptionCharacters) characters")
+        }
+        if let tags = p.tags {
+            guard tags.count <= Publication.maxTags else {
+                throw RPCError.invalidParams(field: SermonPublish.Params.name(\.tags), reason: "at most \(Publication.maxTags) tags")
+            }
+            for (i, tag) in tags.enumerated() where tag.count > Publication.maxTagCharacters || tag.contains(where: \.isNewline) {
+                throw RPCError.invalidParams(field: "tags[\(i)]", reason: "must be one line of at most \(Publication.maxTagCharacters) characters")
+            }
+        }
+        if let language = p.language, !Publication.isLanguageTag(language) {
+            throw RPCError.invalidParams(field: SermonPublish.Params.name(\.language), reason: "must be a BCP 47 language tag, e.g. en or pt-BR")
+        }
+    }
+
     /// The sermon as it will be shown (`PublicationSnapshot`): the parts not chosen are null (notes empty).
     /// Its records are read leniently: a value stored before the bounds of contract §8.1 is published as it
     /// is (the page renders any value).
@@ -97,6 +137,7 @@ struct PublishMethods {
             let summary = LenientRecord<Summary>(object: record.body)
             snapshot.summary = .init(title: summary.title ?? "", text: summary.text ?? "", type: summary.type?.rawValue ?? "")
         }
+        if parts.contains(.audio) { snapshot.audio = source.audio ?? nil }
         if parts.contains(.transcript), let record = try s.newestChild(.transcripts, sermonId: sermon.id) {
             let transcript = Transcript(lenient: .object(record.body))
             snapshot.transcript = .init(text: transcript.text, segments: transcript.segments)
@@ -122,6 +163,10 @@ struct PublishMethods {
         view.state = settled ? (published ? "published" : "unpublished") : "pending"
         view.url = url
         view.publishedAt = published ? p.publishedAt : nil
+        view.description = p.description ?? nil
+        view.tags = p.tags ?? []
+        view.language = p.language ?? Publication.defaultLanguage
+        view.canFork = p.canFork ?? false
         return view.fieldJSON
     }
 }

@@ -27,6 +27,12 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     public static let unauthorized = APIError(status: .unauthorized, error: "unauthorized",
                                               detail: "a valid Authorization: Bearer token is required")
     public static func notFound(_ what: String) -> APIError { APIError(status: .notFound, error: "not_found", detail: "\(what) not found") }
+    /// 409: the value is taken (a handle another user has).
+    public static func conflict(_ field: String, _ detail: String) -> APIError {
+        var e = APIError(status: .conflict, error: "conflict", detail: detail)
+        e.field = field
+        return e
+    }
     public static func tooLarge(_ limit: Int64) -> APIError {
         APIError(status: .contentTooLarge, error: "too_large", detail: "the body is larger than the limit of \(limit) bytes")
     }

@@ -171,6 +171,34 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
         return n > 0
     }
 
+    public func handle(user: Int64) async throws -> String? {
+        for try await h in try await client.query("SELECT handle FROM users WHERE id = \(user)", logger: logger).decode(String?.self) {
+            return h
+        }
+        return nil
+    }
+
+    public func setHandle(user: Int64, _ handle: String) async throws {
+        for try await owner in try await client.query("SELECT id FROM users WHERE handle = \(handle)", logger: logger).decode(Int64.self)
+        where owner != user {
+            throw ServerError.conflict("the handle \(handle) is taken")
+        }
+        // One statement, not a transaction (whose errors PostgresNIO wraps): two users asking for the same handle
+        // at once are told apart by the unique index.
+        do {
+            try await client.query("UPDATE users SET handle = \(handle) WHERE id = \(user)", logger: logger)
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+            throw ServerError.conflict("the handle \(handle) is taken")
+        }
+    }
+
+    public func user(handle: String) async throws -> Int64? {
+        for try await id in try await client.query(
+            "SELECT id FROM users WHERE handle = \(handle) AND revoked_at IS NULL", logger: logger
+        ).decode(Int64.self) { return id }
+        return nil
+    }
+
     public func userId(tokenHash: String) async throws -> Int64? {
         for try await id in try await client.query(
             "SELECT id FROM users WHERE token_hash = \(tokenHash) AND revoked_at IS NULL", logger: logger

@@ -10,10 +10,16 @@ import TNotesCore
 /// the sermon. Pages are cacheable: a strong ETag over the body, `Cache-Control: public`, 304 on a match.
 struct PublicPages: Sendable {
     let storage: any ServerStorage
+    let scripture: PageScripture
 
-    init(storage: any ServerStorage) {
+    init(storage: any ServerStorage, scripture: PageScripture = PageScripture()) {
         self.storage = storage
+        self.scripture = scripture
     }
+
+    /// Security headers of every public HTML answer: no script, no frames; audio only from this server.
+    static let contentSecurityPolicy =
+        "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; media-src 'self'; script-src 'none'; frame-ancestors 'none'"
 
     func respond(_ request: Request, publicIdPath: String) async throws -> Response {
         let json = publicIdPath.hasSuffix(".json")
@@ -28,25 +34,53 @@ struct PublicPages: Sendable {
         }
         let publishedAt = publication.publishedAt ?? record.updatedAt
         let parts = publication.json(at: \.parts)
+        var audio: PublishedAudio?
+        if PublishedContent.wanted(parts).contains(.audio), let sermonId = publication.sermonId,
+           let info = try await storage.audio(user: record.user, sermonId: sermonId) {
+            audio = PublishedAudio(path: "/p/\(publicId)/audio", sizeBytes: info.sizeBytes,
+                                   type: PublishedAudio.mediaType(fileName: LenientRecord<PublicationSnapshot>(object: snapshot).nested(\.audio)?.fileName))
+        }
         let body: String
         let type: String
         if json {
-            body = PublicPageRenderer.json(publicId: publicId, snapshot: snapshot, parts: parts, publishedAt: publishedAt)
+            body = PublicPageRenderer.json(publicId: publicId, snapshot: snapshot, parts: parts, publishedAt: publishedAt,
+                                           details: record.body, audio: audio)
             type = "application/json; charset=utf-8"
         } else {
-            body = PublicPageRenderer.html(publicId: publicId, snapshot: snapshot, parts: parts, publishedAt: publishedAt)
+            let content = PublishedContent(publicId: publicId, snapshot: snapshot, parts: parts, publishedAt: publishedAt, details: record.body)
+            let quotes = await scripture.quotes(in: content.notes.map(\.text) + [content.summary?.text ?? ""])
+            body = PublicPageRenderer.html(publicId: publicId, snapshot: snapshot, parts: parts, publishedAt: publishedAt,
+                                           details: record.body, quotes: quotes, audio: audio)
             type = "text/html; charset=utf-8"
         }
         let etag = "\"" + SHA256.hash(data: Array(body.utf8)).prefix(16).map { String(format2: $0) }.joined() + "\""
         var headers: HTTPFields = [.contentType: type, .eTag: etag, .cacheControl: "public, max-age=60, must-revalidate",
                                    .init("X-Content-Type-Options")!: "nosniff", .init("Referrer-Policy")!: "no-referrer"]
         if !json {
-            headers[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; script-src 'none'; frame-ancestors 'none'"
+            headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
         }
         if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingSpaces == etag || $0.trimmingSpaces == "*" }) {
             return Response(status: .notModified, headers: headers)
         }
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    /// `GET /p/{publicId}/audio`: the published audio, as `/v1/audio/{sermonId}` serves it (Range included), for
+    /// anyone with the link, while the publication is published with its `audio` part.
+    func audio(_ request: Request, _ context: BasicRequestContext, publicId: String, store: AudioStore, head: Bool,
+               metrics: ServerMetrics) async throws -> Response {
+        guard PublicId.isValid(publicId), let record = try await storage.publication(publicId: publicId) else {
+            throw APIError.notFound("publication \(publicId)")
+        }
+        let publication = LenientRecord<Publication>(object: record.body)
+        guard publication.deletedAt == nil, publication.published == true, let sermonId = publication.sermonId,
+              PublishedContent.wanted(publication.json(at: \.parts)).contains(.audio) else {
+            throw APIError(status: .gone, error: "gone", detail: "the audio of this page is not published")
+        }
+        let fileName = publication.snapshot.flatMap { LenientRecord<PublicationSnapshot>(object: $0).nested(\.audio)?.fileName }
+        return try await ServerApp.serveAudio(request, context, user: record.user, sermonId: sermonId,
+                                              contentType: PublishedAudio.mediaType(fileName: fileName), audio: store, head: head,
+                                              metrics: metrics)
     }
 
     private func missing(status: HTTPResponse.Status, json: Bool, heading: String, message: String) -> Response {
@@ -74,15 +108,19 @@ public enum PublicPageRenderer {
         do { return try MustacheTemplate(string: text) } catch { fatalError("the public \(name) template does not compile: \(error)") }
     }
 
-    /// The HTML page (`GET /p/{publicId}`).
-    public static func html(publicId: String, snapshot: JSONObject, parts: JSON?, publishedAt: String) -> String {
-        let content = PublishedContent(publicId: publicId, snapshot: snapshot, parts: parts, publishedAt: publishedAt)
-        return page.render(content.mustacheContext)
+    /// The HTML page (`GET /p/{publicId}`). `details`: the publication record (its description, tags, language
+    /// and canFork, read leniently); `quotes`: the cited verses' text; `audio`: the published audio, if any.
+    public static func html(publicId: String, snapshot: JSONObject, parts: JSON?, publishedAt: String, details: JSONObject = [:],
+                            quotes: [ScriptureQuote] = [], audio: PublishedAudio? = nil) -> String {
+        let content = PublishedContent(publicId: publicId, snapshot: snapshot, parts: parts, publishedAt: publishedAt, details: details)
+        return page.render(content.mustacheContext(quotes: quotes, audio: audio))
     }
 
     /// The JSON text (`GET /p/{publicId}.json`), canonical.
-    public static func json(publicId: String, snapshot: JSONObject, parts: JSON?, publishedAt: String) -> String {
-        PublishedContent(publicId: publicId, snapshot: snapshot, parts: parts, publishedAt: publishedAt).json.text
+    public static func json(publicId: String, snapshot: JSONObject, parts: JSON?, publishedAt: String, details: JSONObject = [:],
+                            audio: PublishedAudio? = nil) -> String {
+        PublishedContent(publicId: publicId, snapshot: snapshot, parts: parts, publishedAt: publishedAt, details: details)
+            .json(audio: audio).text
     }
 
     /// The page of an id that is unknown (404) or unpublished (410).
@@ -104,6 +142,9 @@ struct ScalarHTMLEscaping: MustacheContentType {
         out.reserveCapacity(text.utf8.count + 16)
         for byte in text.utf8 {
             switch byte {
+            // Control characters are not allowed in HTML (the validator's "forbidden code point"); tab, line
+            // feed and carriage return are.
+            case 0x00...0x08, 0x0B, 0x0C, 0x0E...0x1F, 0x7F: continue
             case UInt8(ascii: "&"): out.append(contentsOf: "&amp;".utf8)
             case UInt8(ascii: "<"): out.append(contentsOf: "&lt;".utf8)
             case UInt8(ascii: ">"): out.append(contentsOf: "&gt;".utf8)
@@ -134,12 +175,28 @@ struct PublishedContent {
     let summary: (title: String, text: String, type: String)?
     let transcript: (text: String, segments: [Segment])?
     let publishedAt: String
+    /// The publication's details (contract §8.5), each of the right type or left out.
+    let description: String?
+    let tags: [String]
+    let language: String
+    let canFork: Bool
 
-    init(publicId: String, snapshot: JSONObject, parts: JSON?, publishedAt: String) {
+    /// The parts a publication's `parts` names: those that are not strings, or not parts, are left out; no
+    /// list at all is the default parts.
+    static func wanted(_ parts: JSON?) -> Set<Publication.Part> {
+        Set(parts.flatMap([Publication.Part].decodeFieldLeniently) ?? Publication.Part.defaults)
+    }
+
+    init(publicId: String, snapshot: JSONObject, parts: JSON?, publishedAt: String, details: JSONObject = [:]) {
         self.publicId = publicId
         let s = LenientRecord<PublicationSnapshot>(object: snapshot)
-        // Parts that are not strings, or not parts, are left out; no list at all is the default parts.
-        let wanted = Set(parts.flatMap([Publication.Part].decodeFieldLeniently) ?? Publication.Part.defaults)
+        let wanted = Self.wanted(parts)
+        let d = LenientRecord<Publication>(object: details)
+        description = (d.description ?? nil).flatMap { $0.isEmpty ? nil : $0 }
+        tags = (d.tags ?? nil) ?? []
+        // Only a well-formed tag reaches the page's `lang`.
+        language = (d.language ?? nil).flatMap { Publication.isLanguageTag($0) ? $0 : nil } ?? Publication.defaultLanguage
+        canFork = (d.canFork ?? nil) ?? false
         title = s.title ?? "Untitled sermon"
         speaker = s.speaker
         date = s.date
@@ -182,10 +239,11 @@ struct PublishedContent {
         return d
     }
 
-    /// `{publicId, title, speaker, date, serviceType, notes, summary|null, transcript|null, publishedAt}`. A
-    /// note's `timestamp` (a segment's `start`) is absent when the snapshot's was not a number.
-    var json: JSON {
-        [
+    /// `{publicId, title, speaker, date, serviceType, notes, summary|null, transcript|null, publishedAt,
+    /// description|null, tags, language, canFork, audio|null}`. A note's `timestamp` (a segment's `start`) is absent
+    /// when the snapshot's was not a number.
+    func json(audio: PublishedAudio?) -> JSON {
+        var o: JSONObject = [
             "publicId": .string(publicId), "title": .string(title), "speaker": JSON(speaker), "date": JSON(date),
             "serviceType": JSON(serviceType),
             "notes": .array(notes.map { n in
@@ -203,22 +261,35 @@ struct PublishedContent {
             } ?? .null,
             "publishedAt": .string(publishedAt),
         ]
+        o["description"] = JSON(description)
+        o["tags"] = .array(tags.map { .string($0) })
+        o["language"] = .string(language)
+        o["canFork"] = .bool(canFork)
+        o["audio"] = audio.map { ["url": .string($0.path), "sizeBytes": .int($0.sizeBytes), "type": .string($0.type)] } ?? .null
+        return .object(o)
     }
 
     /// The template's context: strings only (Mustache escapes each one), times as mm:ss (`ClockTime`, total
     /// for any number), a line without a time marked so the template leaves the time out.
-    var mustacheContext: [String: Any] {
+    func mustacheContext(quotes: [ScriptureQuote] = [], audio: PublishedAudio? = nil) -> [String: Any] {
         var c: [String: Any] = [
             "title": title, "dateISO": date ?? "", "date": Self.day(date), "publishedAt": Self.day(publishedAt),
             "hasNotes": !notes.isEmpty,
             "notes": notes.map(Self.line),
+            "language": language,
         ]
-        var description = [speaker, Self.day(date)].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " · ")
-        if let s = summary?.text ?? notes.first?.text { description += (description.isEmpty ? "" : " — ") + String(s.prefix(160)) }
-        c["description"] = description
+        var meta = [speaker, Self.day(date)].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " · ")
+        if let s = description ?? summary?.text ?? notes.first?.text { meta += (meta.isEmpty ? "" : " — ") + String(s.prefix(160)) }
+        c["metaDescription"] = meta
+        if let description { c["description"] = description }
+        if !tags.isEmpty { c["tags"] = tags.map { ["tag": $0] }; c["hasTags"] = true }
+        if canFork { c["canFork"] = true }
         if let speaker { c["speaker"] = speaker }
         if let serviceType { c["serviceType"] = serviceType }
-        if let summary { c["summary"] = ["heading": summary.title, "text": summary.text] }
+        // The Markdown's HTML comes from `MarkdownHTML`, which escapes every character of the text first.
+        if let summary { c["summary"] = ["heading": summary.title, "html": MarkdownHTML.render(summary.text)] }
+        if !quotes.isEmpty { c["quotes"] = quotes.map { ["reference": $0.reference, "text": $0.text] }; c["hasQuotes"] = true }
+        if let audio { c["audio"] = ["path": audio.path, "type": audio.type] }
         if let transcript {
             c["transcript"] = ["text": transcript.text, "hasSegments": !transcript.segments.isEmpty,
                                "segments": transcript.segments.map(Self.line)]
@@ -245,6 +316,35 @@ struct PublishedContent {
               (1...12).contains(m), (1...31).contains(d)
         else { return t }
         return "\(d) \(months[m - 1]) \(y)"
+    }
+}
+
+/// A publication's published audio as the page, its JSON and the feed name it.
+public struct PublishedAudio: Sendable, Equatable {
+    /// `/p/{publicId}/audio`.
+    public let path: String
+    public let sizeBytes: Int64
+    /// Its media type, from the file's name.
+    public let type: String
+
+    public init(path: String, sizeBytes: Int64, type: String) {
+        self.path = path
+        self.sizeBytes = sizeBytes
+        self.type = type
+    }
+
+    /// The media type of an audio file by its extension (what tnotes imports and records).
+    static func mediaType(fileName: String?) -> String {
+        let ext = fileName.flatMap { name in name.lastIndex(of: ".").map { String(name[name.index(after: $0)...]).lowercased() } } ?? ""
+        switch ext {
+        case "ogg", "oga", "opus": return "audio/ogg"
+        case "mp3": return "audio/mpeg"
+        case "m4a", "mp4", "aac": return "audio/mp4"
+        case "wav": return "audio/wav"
+        case "flac": return "audio/flac"
+        case "webm": return "audio/webm"
+        default: return "application/octet-stream"
+        }
     }
 }
 

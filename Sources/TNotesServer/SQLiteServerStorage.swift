@@ -116,6 +116,27 @@ public final class SQLiteServerStorage: ServerStorage, @unchecked Sendable {
         }
     }
 
+    public func handle(user: Int64) async throws -> String? {
+        try await reading { try reader.scalar("SELECT handle FROM users WHERE id = ?", [.int(user)]).string }
+    }
+
+    public func setHandle(user: Int64, _ handle: String) async throws {
+        try await locked {
+            try db.transaction {
+                if let owner = try db.scalar("SELECT id FROM users WHERE handle = ?", [.text(handle)]).int, owner != user {
+                    throw ServerError.conflict("the handle \(handle) is taken")
+                }
+                try db.run("UPDATE users SET handle = ? WHERE id = ?", [.text(handle), .int(user)])
+            }
+        }
+    }
+
+    public func user(handle: String) async throws -> Int64? {
+        try await reading {
+            try reader.scalar("SELECT id FROM users WHERE handle = ? AND revoked_at IS NULL", [.text(handle)]).int
+        }
+    }
+
     public func transaction<T: Sendable>(user: Int64, _ body: @Sendable (any ServerTransaction) async throws -> T)
         async throws -> T
     {

@@ -87,6 +87,39 @@ public struct ServerApp: Sendable {
         Self.getAndHead(router, "/p/:publicId") { request, context in
             try await pages.respond(request, publicIdPath: context.parameters.get("publicId") ?? "")
         }
+        router.get("/p/:publicId/audio") { request, context in
+            try await pages.audio(request, context, publicId: context.parameters.get("publicId") ?? "", store: audio, head: false,
+                                  metrics: metrics)
+        }
+        router.head("/p/:publicId/audio") { request, context in
+            try await pages.audio(request, context, publicId: context.parameters.get("publicId") ?? "", store: audio, head: true,
+                                  metrics: metrics)
+        }
+        // A user's published sermons and their podcast feed (contract §8.5), once the user chose a handle.
+        let userPages = UserPages(storage: sync.storage)
+        Self.getAndHead(router, "/u/:handle") { request, context in
+            try await userPages.index(request, handle: context.parameters.get("handle") ?? "")
+        }
+        Self.getAndHead(router, "/u/:handle/feed.xml") { request, context in
+            try await userPages.feed(request, handle: context.parameters.get("handle") ?? "")
+        }
+        router.patch("/v1/account") { request, _ in
+            let user = try await auth.user(request)
+            let body = try await Self.jsonBody(request, limit: maxBody)
+            guard case .object(let o) = body else { throw APIError.badRequest("body", "must be a JSON object") }
+            for key in o.keys where key != "handle" { throw APIError.badRequest(key, "unknown field") }
+            guard case .string(let raw)? = o["handle"] else { throw APIError.badRequest("handle", "a handle (string) is required") }
+            let handle = raw.lowercased()
+            guard Account.isHandle(handle) else {
+                throw APIError.badRequest("handle", "must be 2 to 40 letters, digits, '-' or '_', starting with a letter or digit")
+            }
+            do {
+                try await sync.storage.setHandle(user: user, handle)
+            } catch ServerError.conflict {
+                throw APIError.conflict("handle", "the handle \(handle) is taken")
+            }
+            return JSONResponse.make(["handle": .string(handle)])
+        }
 
         router.post("/v1/sync/push") { request, context in
             let user = try await auth.user(request)
@@ -268,11 +301,18 @@ public struct ServerApp: Sendable {
                            metrics: ServerMetrics) async throws -> Response
     {
         let user = try await auth.user(request)
-        let sermonId = try sermonId(context)
+        return try await serveAudio(request, context, user: user, sermonId: try sermonId(context), contentType: "application/octet-stream",
+                                    audio: audio, head: head, metrics: metrics)
+    }
+
+    /// A user's audio of a sermon, whole or the asked Range (206, 416 outside the file), with its sha256 as ETag.
+    static func serveAudio(_ request: Request, _ context: BasicRequestContext, user: Int64, sermonId: String, contentType: String,
+                           audio: AudioStore, head: Bool, metrics: ServerMetrics) async throws -> Response
+    {
         guard let info = try await audio.storage.audio(user: user, sermonId: sermonId) else {
             throw APIError.notFound("audio of sermon \(sermonId)")
         }
-        var headers: HTTPFields = [.acceptRanges: "bytes", .eTag: "\"\(info.sha256)\"", .contentType: "application/octet-stream"]
+        var headers: HTTPFields = [.acceptRanges: "bytes", .eTag: "\"\(info.sha256)\"", .contentType: contentType]
         headers[HTTPField.Name("X-Content-SHA256")!] = info.sha256
         let range = try AudioStore.range(request.headers[.range], size: info.sizeBytes)
         let status: HTTPResponse.Status

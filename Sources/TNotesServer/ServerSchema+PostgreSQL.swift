@@ -330,5 +330,10 @@ extension ServerSchema {
         """
         CREATE INDEX records_by_seq ON records(seq, user_id);
         """,
+        // 14: a user's public handle (contract §8.5: /u/{handle}), unique on the server; NULL until chosen.
+        """
+        ALTER TABLE users ADD COLUMN handle TEXT;
+        CREATE UNIQUE INDEX users_by_handle ON users(handle);
+        """,
     ]
 }

@@ -151,5 +151,10 @@ extension ServerSchema {
         SQLiteStep(sql: "", edit: { db in
             try db.editTableDefinition("records", replacing: "CHECK(json_valid(body))", with: "CHECK(substr(body, 1, 1) = '{')")
         }),
+        // 7: a user's public handle (contract §8.5: /u/{handle}), unique on the server; NULL until chosen.
+        """
+        ALTER TABLE users ADD COLUMN handle TEXT;
+        CREATE UNIQUE INDEX users_by_handle ON users(handle);
+        """,
     ]
 }

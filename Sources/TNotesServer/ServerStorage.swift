@@ -115,6 +115,12 @@ public protocol ServerStorage: Sendable {
     /// Revokes a user's token; false when there is no such live user.
     func revokeUser(name: String, at: String) async throws -> Bool
     func userId(tokenHash: String) async throws -> Int64?
+    /// The user's public handle (contract §8.5), nil until chosen.
+    func handle(user: Int64) async throws -> String?
+    /// Sets the user's handle; `ServerError.conflict` when another user has it.
+    func setHandle(user: Int64, _ handle: String) async throws
+    /// The live user with this handle.
+    func user(handle: String) async throws -> Int64?
 
     /// Runs `body` in one transaction in which this user's writes are serialized: sequence numbers taken
     /// in it are committed in order, so a pull never sees seq N+1 before seq N.

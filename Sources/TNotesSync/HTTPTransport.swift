@@ -20,6 +20,8 @@ public struct TransportRequest: Sendable {
     /// Whole-request limit for API calls; 0 for transfers, which are bounded by the low-speed limit instead.
     public var timeoutMs = 20_000
     public var lowSpeedTimeSeconds = 30
+    /// The largest body kept in memory (a larger one fails the request).
+    public var maxBodyBytes = 256 << 20
 
     public init(method: String, url: String, headers: [String] = [], body: [UInt8]? = nil) {
         self.method = method
@@ -126,7 +128,7 @@ public final class CurlTransport: Sendable {
                                 req.timeout_ms = r.timeoutMs
                                 req.low_speed_limit = 1
                                 req.low_speed_time_s = r.lowSpeedTimeSeconds
-                                req.max_body_bytes = 256 << 20
+                                req.max_body_bytes = r.maxBodyBytes
                                 req.abort_flag = abort?.pointer
                                 req.ca_file = ca
                                 return tn_http_perform(handle?.pointer, &req, &response)

@@ -188,6 +188,16 @@ public struct SyncClient: Sendable {
                             recordTexts: recordTexts)
     }
 
+    /// `PATCH /v1/account {handle}` (contract §8.5): the handle as the server keeps it.
+    func updateAccount(handle: String) async throws -> String {
+        let req = try authorized("PATCH", "/v1/account", body: Array(JSON.object(["handle": .string(handle)]).text.utf8))
+        let response = try await exchange(req)
+        guard let json = try? JSON.parse(response.body), let kept = json["handle"]?.stringValue else {
+            throw SyncFailure.malformed("the server's account answer has no handle")
+        }
+        return kept
+    }
+
     func uploadAudio(sermonId: String, path: String, sha256: String) async throws {
         var req = try authorized("PUT", "/v1/audio/\(sermonId)", extra: ["X-Content-SHA256: \(sha256)",
                                                                           "Content-Type: application/octet-stream"])

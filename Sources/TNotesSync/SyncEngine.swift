@@ -405,6 +405,11 @@ public actor SyncEngine {
         return held
     }
 
+    /// Sets this user's public handle on the server (`account.update`, contract §8.5).
+    public nonisolated func updateAccount(handle: String) async throws -> String {
+        try await client.updateAccount(handle: handle)
+    }
+
     // MARK: Status
 
     public func status() async throws -> JSON {

@@ -54,11 +54,20 @@ let constants: Void = {
 
 func renderPage(_ s: Scenario) {
     let publicId = s.sermon[field: \SermonDetail.publication]?[field: \Publication.publicId]?.stringValue ?? "Ab3dE5gH7jK9mN2p"
-    let html = PublicPageRenderer.html(publicId: publicId, snapshot: s.snapshot, parts: s.parts, publishedAt: s.publishedAt)
+    // The publication's details (contract §8.5) from the same hostile values, of any type: a server renders
+    // whatever a client pushed.
+    let details: JSONObject = ["description": s.snapshot["title"] ?? .null, "tags": s.parts ?? .null,
+                               "language": s.snapshot["speaker"] ?? .null, "canFork": s.snapshot["date"] ?? .null]
+    let quotes = (s.snapshot["notes"]?.arrayValue ?? []).prefix(3).compactMap { $0["text"]?.stringValue }
+        .map { ScriptureQuote(reference: $0, text: $0) }
+    let audio = PublishedAudio(path: "/p/\(publicId)/audio", sizeBytes: 1, type: "audio/ogg")
+    let html = PublicPageRenderer.html(publicId: publicId, snapshot: s.snapshot, parts: s.parts, publishedAt: s.publishedAt,
+                                       details: details, quotes: quotes, audio: audio)
     precondition(html.utf8.starts(with: "<!DOCTYPE html>\n".utf8), "the public page does not start with its doctype")
     checkMarkup(html)
 
-    let text = PublicPageRenderer.json(publicId: publicId, snapshot: s.snapshot, parts: s.parts, publishedAt: s.publishedAt)
+    let text = PublicPageRenderer.json(publicId: publicId, snapshot: s.snapshot, parts: s.parts, publishedAt: s.publishedAt,
+                                       details: details, audio: audio)
     guard let page = try? JSON.parse(text), case .object(let o) = page else {
         preconditionFailure("the public page's JSON does not parse")
     }
@@ -119,7 +128,9 @@ func checkMarkup(_ page: String) {
 
 let pageTags: Set<String> = [
     "!DOCTYPE", "html", "head", "meta", "title", "style", "body", "article", "header", "h1", "h2", "p", "time",
-    "section", "ol", "li", "span", "div", "footer",
+    "section", "ol", "li", "span", "div", "footer", "main", "ul", "figure", "blockquote", "figcaption", "audio", "a", "code",
+    // What Ink makes of a summary's Markdown (MarkdownHTML: headings as h3, no images).
+    "strong", "em", "h3", "pre", "table", "thead", "tbody", "tr", "th", "td", "hr", "br", "s",
 ]
 
 // MARK: the CLI

@@ -13,7 +13,8 @@ struct PublishCommand: ParsableCommand {
 
             Example:
               tnotes publish $SERMON
-              tnotes publish $SERMON --transcript --slug romans-8
+              tnotes publish $SERMON --transcript --audio --slug romans-8 --tag grace --tag romans \\
+                --description "Paul on life in the Spirit" --can-fork
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -21,16 +22,23 @@ struct PublishCommand: ParsableCommand {
     @Flag(name: .long, help: "Publish the transcript too.") var transcript = false
     @Flag(name: .long, help: "Leave the notes out.") var noNotes = false
     @Flag(name: .long, help: "Leave the summary out.") var noSummary = false
+    @Flag(name: .long, help: "Publish the audio too (a player on the page, the podcast feed's enclosure).") var audio = false
     @Option(name: .long, help: "The readable part of the address (first publish only).") var slug: String?
+    @Option(name: .long, help: "What the page, the index and the feed say of it (\"\" clears it).") var description: String?
+    @Option(name: .customLong("tag"), help: "A tag (repeat for more; replaces the tags).") var tags: [String] = []
+    @Option(name: .long, help: "The page's language, a BCP 47 tag (default en).") var language: String?
+    @Flag(name: .long, inversion: .prefixedNo, help: "Let others copy it into their library (tnotes fork).") var canFork: Bool?
 
     func run() throws {
         var parts: [Publication.Part] = []
         if !noNotes { parts.append(.notes) }
         if !noSummary { parts.append(.summary) }
         if transcript { parts.append(.transcript) }
+        if audio { parts.append(.audio) }
         if parts.isEmpty { throw ValidationError("nothing to publish: keep the notes or the summary, or add --transcript") }
         let session = Session(global)
-        _ = try session.call(SermonPublish.self, .init(id: sermonId, parts: parts, slug: slug))
+        _ = try session.call(SermonPublish.self, .init(id: sermonId, parts: parts, slug: slug, description: description,
+                                                       tags: tags.isEmpty ? nil : tags, language: language, canFork: canFork))
         try PublicationOutput.print(session: session, sermonId: sermonId, verb: "published")
     }
 }
@@ -71,6 +79,48 @@ enum PublicationOutput {
             Output.line(url)
         } else {
             Output.line("\(verb): \(publication.publicId ?? "")")
+        }
+    }
+}
+
+struct AccountCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "account",
+        abstract: "Choose your public handle on the sync server: /u/HANDLE lists your published sermons, with a podcast feed.",
+        discussion: """
+            Example:
+              tnotes account --handle grace-chapel
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Option(name: .long, help: "2 to 40 letters, digits, '-' or '_' (kept lowercase).") var handle: String
+
+    func run() throws {
+        try Session(global).run(AccountUpdate.self, .init(handle: handle)) { json in
+            let r = LenientRecord<AccountUpdate.Result>(json)
+            return "handle \(r.handle ?? handle): \(r.url ?? "")\nfeed: \(r.url ?? "")/feed.xml"
+        }
+    }
+}
+
+struct ForkCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fork",
+        abstract: "Copy a published sermon whose author allows it into your library, as a new sermon.",
+        discussion: """
+            Its notes, summary and transcript come as published; the new sermon remembers where it came from.
+
+            Example:
+              tnotes fork https://notes.example.org/p/no-condemnation-3f9a0c1d2b4e5f60
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: ArgumentHelp("The page's address.", valueName: "url")) var url: String
+
+    func run() throws {
+        try Session(global).run(SermonFork.self, .init(url: url)) { json in
+            let sermon = LenientRecord<Sermon>(json)
+            return "forked into sermon \(sermon.id ?? "") (\(sermon.title ?? ""))"
         }
     }
 }

@@ -27,6 +27,7 @@ private let handWritten: [RecordCollection: [F]] = {
             F("createdAt", .time),
             F("updatedAt", .time),
             F("deletedAt", .time, nullable: true, default: .null),
+            F("forkedFrom", .object, optional: true),
         ],
         .notes: [
             F("id", .uuid),
@@ -77,12 +78,16 @@ private let handWritten: [RecordCollection: [F]] = {
             F("id", .uuid),
             F("sermonId", .uuid),
             F("publicId", .publicId),
-            F("parts", .arrayOf(.enumeration(["notes", "summary", "transcript"])), default: ["notes", "summary"]),
+            F("parts", .arrayOf(.enumeration(["notes", "summary", "transcript", "audio"])), default: ["notes", "summary"]),
             F("published", .bool),
             F("snapshot", .object, nullable: true, default: .null),
             F("publishedAt", .time, nullable: true, default: .null),
             F("updatedAt", .time),
             F("deletedAt", .time, nullable: true, default: .null),
+            F("description", .string, optional: true),
+            F("tags", .arrayOf(.text), optional: true),
+            F("language", .string, optional: true),
+            F("canFork", .bool, optional: true),
         ],
         .chatMessages: [
             F("id", .uuid),
@@ -215,7 +220,7 @@ struct TypedRecordTests {
         #expect(StatusValues.processing == ["pending", "processing", "complete", "failed"])
         #expect(StatusValues.summaryTypes == ["devotional", "bullet", "theological"])
         #expect(StatusValues.chatRoles == ["user", "assistant"])
-        #expect(RecordSchema.publicationParts == ["notes", "summary", "transcript"])
+        #expect(RecordSchema.publicationParts == ["notes", "summary", "transcript", "audio"])
     }
 
     @Test("random valid records of every collection decode strictly and encode back equal")
@@ -342,7 +347,7 @@ struct TypedRecordTests {
         let s = Sermon(lenient: ["audio": ["fileName": 1, "sizeBytes": 1e19, "sha256": "abc"], "serviceType": 5])
         #expect(s.audio == Sermon.Audio(lenient: ["sha256": "abc"]))
         #expect(s.audio?.sizeBytes == 0 && s.audio?.sha256 == "abc" && s.serviceType == "Sunday Service")
-        let p = Publication(lenient: ["parts": ["transcript", 5, "audio", "notes"], "snapshot": ["title": "T"]])
+        let p = Publication(lenient: ["parts": ["transcript", 5, "video", "notes"], "snapshot": ["title": "T"]])
         #expect(p.parts == [.transcript, .notes] && p.snapshot == ["title": "T"] && !p.published)
         #expect(Publication(lenient: ["parts": "notes"]).parts == [.notes, .summary])
     }

@@ -33,6 +33,8 @@ struct SQLiteServerUpgradeTests {
             rowsBefore = try Self.rows(db)
             try db.exec("""
                 BEGIN;
+                DROP INDEX users_by_handle;  -- step 7
+                ALTER TABLE users DROP COLUMN handle;
                 CREATE TABLE records_v3(user_id INTEGER NOT NULL, collection TEXT NOT NULL, id TEXT NOT NULL, sermon_id TEXT,
                     updated_at TEXT NOT NULL, device_id TEXT NOT NULL, deleted_at TEXT, seq INTEGER NOT NULL,
                     body TEXT NOT NULL CHECK(json_valid(body)), PRIMARY KEY(user_id, collection, id)) WITHOUT ROWID;
@@ -52,7 +54,7 @@ struct SQLiteServerUpgradeTests {
         defer { _ = server.stop() }
         do {
             let db = try SQLiteConnection(path: path, create: false, readOnly: true)
-            #expect(try db.scalar("PRAGMA user_version").int == 6)
+            #expect(try db.scalar("PRAGMA user_version").int == 7)
             let definition = try db.scalar("SELECT sql FROM sqlite_master WHERE name = 'records'").string ?? ""
             #expect(!definition.contains("WITHOUT ROWID"))
             // Step 6: the body checked for its shape, not parsed.
@@ -108,6 +110,8 @@ struct SQLiteServerUpgradeTests {
             let db = try SQLiteConnection(path: path, create: false)
             try db.exec("""
                 BEGIN;
+                DROP INDEX users_by_handle;  -- step 7
+                ALTER TABLE users DROP COLUMN handle;
                 DROP TRIGGER records_keep_logged_body;
                 DROP TRIGGER records_keep_logged_body_on_delete;
                 CREATE TABLE changes_v4(user_id INTEGER NOT NULL, seq INTEGER NOT NULL, collection TEXT NOT NULL, id TEXT NOT NULL,

@@ -139,7 +139,9 @@ struct PublishTests {
             #expect(try a.call("sermon.get", ["id": .string(sid)])["publication"]?["state"] == "unpublished")
             // Bad params are named; unpublishing twice is a conflict.
             #expect(try b.callError("sermon.unpublish", ["id": .string(sid)]).code == -32002)
-            #expect(try a.callError("sermon.publish", ["id": .string(sid), "parts": ["audio"]]).field == "parts[0]")
+            #expect(try a.callError("sermon.publish", ["id": .string(sid), "parts": ["video"]]).field == "parts[0]")
+            // Audio is a part, but this sermon has none.
+            #expect(try a.callError("sermon.publish", ["id": .string(sid), "parts": ["audio"]]).field == "parts")
             #expect(try a.callError("sermon.publish", ["id": .string(sid), "slug": "!!!"]).field == "slug")
             #expect(try a.callError("sermon.unpublish", ["id": .string(Identifier.make())]).code == -32001)
         }

@@ -106,18 +106,32 @@ public enum SermonPublish: SocketMethod {
         public var parts: [Publication.Part]?
         /// The readable part of the page's address (default: from the title); kept on later publishes.
         public var slug: String?
+        /// Contract §8.5; each kept from the last publish when absent.
+        public var description: String?
+        public var tags: [String]?
+        public var language: String?
+        public var canFork: Bool?
 
         public init() {}
-        public init(id: String, parts: [Publication.Part]?, slug: String?) {
+        public init(id: String, parts: [Publication.Part]?, slug: String?, description: String? = nil, tags: [String]? = nil,
+                    language: String? = nil, canFork: Bool? = nil) {
             self.id = id
             self.parts = parts
             self.slug = slug
+            self.description = description
+            self.tags = tags
+            self.language = language
+            self.canFork = canFork
         }
 
         public static let fields: [RecordField<Params>] = [
             .same(as: Sermon.self, \.id, \.id),
             .same(as: Publication.self, \.parts, optional: \.parts),
             .optional("slug", .text, \.slug),
+            .same(as: Publication.self, \.description, optional: \.description),
+            .same(as: Publication.self, \.tags, optional: \.tags),
+            .same(as: Publication.self, \.language, optional: \.language),
+            .same(as: Publication.self, \.canFork, optional: \.canFork),
         ]
     }
 }
@@ -138,6 +152,10 @@ public struct PublicationView: RecordShape {
     public var state = "pending"
     public var url: String?
     public var publishedAt: String?
+    public var description: String?
+    public var tags: [String] = []
+    public var language = Publication.defaultLanguage
+    public var canFork = false
 
     public init() {}
 
@@ -148,6 +166,10 @@ public struct PublicationView: RecordShape {
         .required("state", .enumeration(["pending", "published", "unpublished"]), \.state),
         .nullable("url", .string, \.url),
         .nullable("publishedAt", .time, \.publishedAt),
+        .nullable("description", .string, \.description),
+        .defaulted("tags", .arrayOf(.string), \.tags),
+        .defaulted("language", .string, \.language),
+        .defaulted("canFork", .bool, \.canFork),
     ]
 }
 

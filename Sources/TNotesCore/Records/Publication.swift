@@ -16,8 +16,30 @@ public struct Publication: TypedRecord, Versioned {
     public var publishedAt: String?
     public var updatedAt = ""
     public var deletedAt: String?
+    /// What the page and the feed say of it (contract §8.5). Absent on publications made before.
+    public var description: String?
+    public var tags: [String]?
+    /// A BCP 47 tag (`en`, `pt-BR`): the page's `lang`; absent means English.
+    public var language: String?
+    /// Others may copy the published parts into their own library (`sermon.fork`).
+    public var canFork: Bool?
 
     public init() {}
+
+    /// The language a page is in when the publication names none.
+    public static let defaultLanguage = "en"
+
+    /// A BCP 47 tag as far as a page needs it: letters, then subtags of letters and digits.
+    public static func isLanguageTag(_ s: String) -> Bool {
+        let subtags = s.split(separator: "-", omittingEmptySubsequences: false)
+        guard let first = subtags.first, (2...8).contains(first.count), first.allSatisfy({ $0.isASCII && $0.isLetter }) else { return false }
+        return subtags.dropFirst().allSatisfy { (1...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
+    }
+
+    /// At most this many tags, each at most `maxTagCharacters`; a description at most `maxDescriptionCharacters`.
+    public static let maxTags = 20
+    public static let maxTagCharacters = 50
+    public static let maxDescriptionCharacters = 5_000
 
     public static let fields: [RecordField<Publication>] = [
         .required("id", .uuid, \.id),
@@ -29,11 +51,16 @@ public struct Publication: TypedRecord, Versioned {
         .nullable("publishedAt", .time, \.publishedAt),
         .required("updatedAt", .time, \.updatedAt),
         .nullable("deletedAt", .time, \.deletedAt),
+        .optional("description", .string, \.description),
+        .optional("tags", .arrayOf(.text), \.tags),
+        .optional("language", .string, \.language),
+        .optional("canFork", .bool, \.canFork),
     ]
 
-    /// What may be published of a sermon.
+    /// What may be published of a sermon. `audio`: the sermon's audio file, at `/p/{publicId}/audio` and as the
+    /// feed's enclosure.
     public enum Part: String, FieldValue, CaseIterable {
-        case notes, summary, transcript
+        case notes, summary, transcript, audio
 
         /// Published when no parts are named.
         public static let defaults: [Part] = [.notes, .summary]
@@ -52,6 +79,8 @@ public struct PublicationSnapshot: RecordShape {
     public var notes: [NotePart] = []
     public var summary: SummaryPart?
     public var transcript: TranscriptPart?
+    /// The sermon's audio file when the `audio` part is published (the bytes are served by the server).
+    public var audio: Sermon.Audio?
 
     public init() {}
 
@@ -63,6 +92,7 @@ public struct PublicationSnapshot: RecordShape {
         .required("notes", .arrayOf(.object), \.notes),
         .nullable("summary", .object, \.summary),
         .nullable("transcript", .object, \.transcript),
+        .optional("audio", .audio, \.audio, nullable: true),
     ]
 
     /// A note as published: its time and text.

@@ -15,6 +15,9 @@ public struct Sermon: TypedRecord, Versioned {
     public var createdAt = ""
     public var updatedAt = ""
     public var deletedAt: String?
+    /// The published sermon this one was copied from (`sermon.fork`, contract §8.5): `{url, publicId}` (a
+    /// `ForkSource`, read leniently: the schema asks only for an object). Absent on others.
+    public var forkedFrom: JSONObject?
 
     public init() {}
 
@@ -31,7 +34,25 @@ public struct Sermon: TypedRecord, Versioned {
         .required("createdAt", .time, \.createdAt),
         .required("updatedAt", .time, \.updatedAt),
         .nullable("deletedAt", .time, \.deletedAt),
+        .optional("forkedFrom", .object, \.forkedFrom),
     ]
+
+    /// Where a forked sermon came from: the page's address and its public id.
+    public struct ForkSource: RecordShape {
+        public var url = ""
+        public var publicId = ""
+
+        public init() {}
+        public init(url: String, publicId: String) {
+            self.url = url
+            self.publicId = publicId
+        }
+
+        public static let fields: [RecordField<ForkSource>] = [
+            .required("url", .string, \.url),
+            .required("publicId", .string, \.publicId),
+        ]
+    }
 
     /// A sermon's audio file, as the record holds it (`FieldType.audio` validates it). The file itself moves
     /// by the audio API, by its digest.

@@ -384,6 +384,13 @@ extension RecordField {
         let f = schema(of: source as PartialKeyPath<Other>)
         return .optional(f.name, f.type, keyPath, nullable: f.nullable)
     }
+
+    /// An optional field (absent stays absent) that is `Other`'s optional field at `source`.
+    public static func same<Other: RecordShape, V: FieldValue>(as other: Other.Type, _ source: KeyPath<Other, V?>,
+                                                               optional keyPath: any WritableKeyPath<Record, V?> & Sendable) -> RecordField {
+        let f = schema(of: source as PartialKeyPath<Other>)
+        return .optional(f.name, f.type, keyPath, nullable: f.nullable)
+    }
 }
 
 // MARK: Fields of JSON as it is
