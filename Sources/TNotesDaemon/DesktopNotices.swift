@@ -70,7 +70,7 @@ final class DesktopNotices: Sendable {
     private func title(_ sermonId: String) async -> String {
         let record = try? await store.read { s in try s.record(.sermons, id: sermonId) }
         let title = record.flatMap { LenientRecord<Sermon>(object: $0.body).title } ?? ""
-        let trimmed = title.trimmingWhitespace
+        let trimmed = title.trimmingSpaces
         return trimmed.isEmpty ? "Untitled sermon" : "“\(Self.clipped(trimmed, to: 120))”"
     }
 
@@ -93,14 +93,5 @@ final class DesktopNotices: Sendable {
             }
         }
         return out
-    }
-}
-
-extension String {
-    fileprivate var trimmingWhitespace: String {
-        var s = Substring(self)
-        while let f = s.first, f.isWhitespace { s.removeFirst() }
-        while let l = s.last, l.isWhitespace { s.removeLast() }
-        return String(s)
     }
 }

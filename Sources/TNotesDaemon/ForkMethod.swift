@@ -26,7 +26,7 @@ struct ForkMethod {
 
         /// nil for anything but an http(s) address of a published page (`…/p/{publicId}`, with or without `.json`).
         init?(_ text: String) {
-            let url = text.trimmingWhitespace
+            let url = text.trimmingSpaces
             let lower = url.lowercased()
             guard url.utf8.count <= 2000, lower.hasPrefix("http://") || lower.hasPrefix("https://"),
                   url.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }),
@@ -138,11 +138,4 @@ struct ForkMethod {
 
 extension String {
     fileprivate var nonEmpty: String? { isEmpty ? nil : self }
-
-    fileprivate var trimmingWhitespace: String {
-        var s = Substring(self)
-        while let f = s.first, f.isWhitespace { s.removeFirst() }
-        while let l = s.last, l.isWhitespace { s.removeLast() }
-        return String(s)
-    }
 }

@@ -124,24 +124,6 @@ enum MarkdownHTML {
         return out
     }
 
-    /// HTML's five characters as entities, and no control characters but tab and line feed.
-    static func escape(_ s: String) -> String {
-        var out = ""
-        out.reserveCapacity(s.utf8.count + 16)
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            case "\t", "\n": out.unicodeScalars.append(scalar)
-            case "\r": continue
-            default:
-                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) { continue }
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
+    /// The text as HTML, before Ink reads it (`MarkupText`).
+    static func escape(_ s: String) -> String { MarkupText.escape(s) }
 }

@@ -1,5 +1,6 @@
 import Synchronization
 import TNotesBible
+import TNotesCore
 import TNotesLifecycle
 import TNotesScripture
 
@@ -73,14 +74,5 @@ final class PageScripture: Sendable {
         let verses = passage.verses.prefix(maxVerses).map { $0.text.trimmingSpaces }.filter { !$0.isEmpty }
         guard !verses.isEmpty else { return "" }
         return verses.joined(separator: " ") + (passage.verses.count > maxVerses ? " …" : "")
-    }
-}
-
-extension String {
-    fileprivate var trimmingSpaces: String {
-        var s = Substring(self)
-        while let f = s.first, f.isWhitespace { s.removeFirst() }
-        while let l = s.last, l.isWhitespace { s.removeLast() }
-        return String(s)
     }
 }

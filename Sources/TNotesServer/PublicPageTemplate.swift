@@ -42,14 +42,19 @@ enum PublicPageTemplate {
         </style>
         """
 
+    /// The first lines of every public page's head: no script, no images, audio only from this server.
+    static let meta = """
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; media-src 'self'; script-src 'none'">
+        """
+
     static let page = """
         {{% CONTENT_TYPE: TNOTES_HTML }}
         <!DOCTYPE html>
         <html lang="{{language}}">
         <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; media-src 'self'; script-src 'none'">
+        \(meta)
         <title>{{title}}</title>
         <meta name="description" content="{{metaDescription}}">
         <meta property="og:type" content="article">
@@ -119,9 +124,7 @@ enum PublicPageTemplate {
         <!DOCTYPE html>
         <html lang="en">
         <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; script-src 'none'">
+        \(meta)
         <title>Sermons of {{handle}}</title>
         <link rel="alternate" type="application/rss+xml" title="Sermons of {{handle}}" href="{{feed}}">
         \(style)

@@ -139,26 +139,8 @@ enum RSSFeed {
         return x + "</channel>\n</rss>\n"
     }
 
-    /// XML's five characters as entities; what XML 1.0 does not allow (most control characters, U+FFFE,
-    /// U+FFFF) is left out.
-    static func escape(_ s: String) -> String {
-        var out = ""
-        out.reserveCapacity(s.utf8.count)
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
-            default:
-                if scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF { continue }
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
+    /// Text as XML (`MarkupText`): any client may have published any title.
+    static func escape(_ s: String) -> String { MarkupText.escape(s) }
 
     static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]

@@ -12,20 +12,7 @@ public enum ProcessRunner {
     /// posix_spawn + waitpid, with stdio on `logFile`: Foundation's Process would wait for the daemon too,
     /// since the daemon inherits what Process uses to notice the exit.
     public static func runDetached(_ executable: String, _ arguments: [String], logFile: String) throws -> Int32 {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, logFile, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid = pid_t()
-        let rc = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-        guard rc == 0 else { throw HarnessError("posix_spawn \(executable): \(rc)") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        try SpawnedProcess(executable, arguments, environment: ProcessInfo.processInfo.environment, logFile: logFile).wait()
     }
 
     /// Runs `executable` to completion (killed after `timeout` seconds) and captures its output.

@@ -49,6 +49,15 @@ public final class SpawnedProcess: @unchecked Sendable {
     /// The log's text so far.
     public var log: String { (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "" }
 
+    /// Waits for it to end; its exit status (128 + the signal when a signal ended it).
+    public func wait() -> Int32 {
+        guard pid > 0 else { return 0 }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        pid = 0
+        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    }
+
     /// SIGTERM, then SIGKILL after 5 s; waits until it is gone.
     public func stop() {
         guard pid > 0 else { return }
