@@ -116,9 +116,12 @@ public final class DBusFixture: @unchecked Sendable {
     /// NetworkManager, with its global Metered (0 unknown, 1 yes, 2 no, 3 guess-yes, 4 guess-no).
     public func startNetworkManager(metered: UInt32 = 0) throws {
         try startMock("networkmanager", on: .system, owning: "org.freedesktop.NetworkManager")
-        // The template has no Metered property: add it, so that it can be read and changed.
+        // The template has no Metered property: add it, so that it can be read and changed. AddProperty announces
+        // nothing, and a follower that read the properties when the name appeared (before this call) would never
+        // see it: the value is announced too, as a NetworkManager that had it from the start would have shown it.
         try call(.system, "org.freedesktop.NetworkManager", "/org/freedesktop/NetworkManager", "org.freedesktop.DBus.Mock",
                  "AddProperty", ["ssv", "org.freedesktop.NetworkManager", "Metered", "u", "\(metered)"])
+        try setMetered(metered)
     }
 
     /// Forgets the Notify calls the mock notification server has seen.
