@@ -78,9 +78,9 @@ if backend == "pg":
     subprocess.run(["runuser", "-u", "postgres", "--", f"{PG}/psql", "-h", "/tmp/pgc", "-p", "55432", "-qc", f"CREATE DATABASE {db}"], check=True)
     storage += ["--database", f"postgres://postgres@127.0.0.1:55432/{db}"]
 os.makedirs(f"{W}/srv")
-tok = subprocess.run([f"{bindir}/tnotes-server", "user", "add"] + storage + ["u"], capture_output=True, text=True, check=True).stdout.strip().split("\n")[-1]
+tok = subprocess.run([f"{bindir}/tnotes-server", "user", "add", "--token"] + storage + ["u"], capture_output=True, text=True, check=True).stdout.strip().split("\n")[-1]
 slog = open(f"{W}/server.log", "w")
-srv = subprocess.Popen([f"{bindir}/tnotes-server", "serve"] + storage + ["--port", "0", "--log-level", "warning"], stdout=slog, stderr=subprocess.STDOUT)
+srv = subprocess.Popen([f"{bindir}/tnotes-server", "serve"] + storage + ["--port", "0", "--rate-limit", "0", "--log-level", "warning"], stdout=slog, stderr=subprocess.STDOUT)
 url = None
 for _ in range(500):
     t = open(f"{W}/server.log").read()

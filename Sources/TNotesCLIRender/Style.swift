@@ -18,7 +18,7 @@ public struct Style: Sendable {
         switch s {
         case "synced", "complete", "idle": return green(s)
         case "pending", "processing", "syncing", "backoff": return yellow(s)
-        case "error", "failed", "offline": return red(s)
+        case "error", "failed", "offline", "revoked": return red(s)
         default: return s
         }
     }

@@ -86,20 +86,20 @@ public struct Daemon {
         return .success(String(decoding: out, as: UTF8.self))
     }
 
-    /// The sync engine when `sync.server_url` is set; nil keeps the daemon local-only.
-    func makeSyncEngine(store: Store, hub: EventHub, notices: DesktopNotices, env: [String: String]) -> SyncEngine? {
-        guard let url = config.sync.serverURL else { return nil }
-        let tokenFile = config.sync.tokenFile
+    /// The sync engine for the server at `url`; its token is read from `slot.tokenFile` (or the environment) on
+    /// every attempt.
+    static func makeSyncEngine(url: String, config: DaemonConfig.SyncConfig, audioDirectory: String, slot: SyncSlot, store: Store,
+                               hub: EventHub, notices: DesktopNotices, env: [String: String], logger: Logger) -> SyncEngine {
         let token: @Sendable () throws -> String = {
-            try SyncToken.read(env: env, tokenFile: tokenFile)
+            try SyncToken.read(env: env, tokenFile: slot.tokenFile)
         }
-        let client = SyncClient(serverURL: url, token: token, transport: CurlTransport(caFile: config.sync.caFile))
-        let backoff = BackoffPolicy(base: config.sync.backoffBase, factor: 2, max: config.sync.backoffMax)
-        let audio = AudioTransfers(store: store, client: client, audioDirectory: paths.audioDirectory, backoff: backoff,
+        let client = SyncClient(serverURL: url, token: token, transport: CurlTransport(caFile: config.caFile))
+        let backoff = BackoffPolicy(base: config.backoffBase, factor: 2, max: config.backoffMax)
+        let audio = AudioTransfers(store: store, client: client, audioDirectory: audioDirectory, backoff: backoff,
                                    logger: logger)
-        var settings = SyncEngine.Settings(serverURL: url, interval: config.sync.interval, backoff: backoff,
-                                           batchSize: config.sync.batchSize, realtime: config.sync.realtime)
-        settings.audioOnMetered = config.sync.audioOnMetered
+        var settings = SyncEngine.Settings(serverURL: url, interval: config.interval, backoff: backoff,
+                                           batchSize: config.batchSize, realtime: config.realtime)
+        settings.audioOnMetered = config.audioOnMetered
         return SyncEngine(store: store, client: client, settings: settings, audio: audio, logger: logger) { topic, fields in
             hub.publish(topic: topic, fields)
             if topic == "sync.state" { notices.syncStateChanged(fields) }
@@ -107,18 +107,19 @@ public struct Daemon {
     }
 
     /// Every socket method, over one store: what `run` serves.
-    static func methodTable(store: Store, hub: EventHub, info: DaemonInfo, sync: SyncEngine?, audioDirectory: String,
+    static func methodTable(store: Store, hub: EventHub, info: DaemonInfo, sync: SyncSlot, audioDirectory: String,
                             processing: ProcessingSettings = ProcessingSettings(), worker: ProcessingWorker? = nil,
-                            scriptureModulesPath: String? = nil, publicBaseURL: String? = nil,
+                            scriptureModulesPath: String? = nil, login: SyncLoginMethod? = nil,
                             recording: RecordingController? = nil, soundServer: SoundServer = SoundServer(address: nil),
                             desktop: DesktopBus? = nil, caFile: String? = nil) -> MethodTable {
         let discovery = DiscoveryDocument()
         var table = MethodTable(title: "tnotesd", version: TNotesVersion.string)
         SystemMethods(store: store, hub: hub, info: info, discovery: discovery, sync: sync, desktop: desktop).register(into: &table)
-        RecordMethods(store: store, publicBaseURL: publicBaseURL, recordingClock: recording?.clock).register(into: &table)
-        PublishMethods(store: store, publicBaseURL: publicBaseURL).register(into: &table)
-        ForkMethod(store: store, serverURL: publicBaseURL, caFile: caFile).register(into: &table)
-        AccountMethods(sync: sync, serverURL: publicBaseURL).register(into: &table)
+        login?.register(into: &table)
+        RecordMethods(store: store, sync: sync, recordingClock: recording?.clock).register(into: &table)
+        PublishMethods(store: store, sync: sync).register(into: &table)
+        ForkMethod(store: store, sync: sync, caFile: caFile).register(into: &table)
+        AccountMethods(sync: sync).register(into: &table)
         AudioMethods(store: store, importer: AudioImporter(audioDirectory: audioDirectory),
                      autoTranscribe: processing.autoTranscribe, worker: worker).register(into: &table)
         ProcessingMethods(store: store, worker: worker, settings: processing).register(into: &table)
@@ -138,7 +139,7 @@ public struct Daemon {
         store.addObserver { changes in hub.recordsChanged(changes) }
         let info = DaemonInfo(version: TNotesVersion.string, socketPath: "", dataDir: dataDirectory,
                               startedAtMillis: Timestamp.nowMillis())
-        return methodTable(store: store, hub: hub, info: info, sync: nil, audioDirectory: "\(dataDirectory)/audio")
+        return methodTable(store: store, hub: hub, info: info, sync: SyncSlot(), audioDirectory: "\(dataDirectory)/audio")
     }
 
     public func run() async throws {
@@ -177,11 +178,17 @@ public struct Daemon {
         // The desktop's buses (contract §8.4): notifications out, metered / battery / sleep in.
         let desktop = DesktopBus(settings: .init(notifications: config.desktop.notifications), logger: logger)
         let notices = DesktopNotices(bus: desktop, store: store)
-        let sync = makeSyncEngine(store: store, hub: hub, notices: notices, env: env)
+        // The engine is there from the start when sync.server_url is set, or from the moment sync.login pairs the device.
+        let sync = SyncSlot(tokenFile: config.sync.tokenFile)
+        let makeEngine: @Sendable (String) -> SyncEngine = { [syncConfig = config.sync, audioDirectory = paths.audioDirectory] url in
+            Self.makeSyncEngine(url: url, config: syncConfig, audioDirectory: audioDirectory, slot: sync, store: store, hub: hub,
+                                notices: notices, env: env, logger: logger)
+        }
+        if let url = config.sync.serverURL { _ = sync.install(makeEngine(url)) }
         store.addObserver { changes in
             hub.recordsChanged(changes)
             notices.recordsChanged(changes)
-            if let sync, changes.contains(where: { $0.origin == .local }) { sync.noteLocalWrite() }
+            if changes.contains(where: { $0.origin == .local }) { sync.engine?.noteLocalWrite() }
         }
         let activated = SystemdNotifier.activatedSocket()
         let socketPath = activated.flatMap(SystemdNotifier.socketPath) ?? paths.socketPath
@@ -204,7 +211,9 @@ public struct Daemon {
         await recording.recover()
         let table = Self.methodTable(store: store, hub: hub, info: info, sync: sync, audioDirectory: paths.audioDirectory,
                                      processing: processing, worker: worker, scriptureModulesPath: config.scriptureModulesPath,
-                                     publicBaseURL: config.sync.serverURL, recording: recording, soundServer: soundServer,
+                                     login: SyncLoginMethod(slot: sync, configFile: paths.configFile, env: env, caFile: config.sync.caFile,
+                                                            makeEngine: makeEngine, desktop: desktop, logger: logger),
+                                     recording: recording, soundServer: soundServer,
                                      desktop: desktop, caFile: config.sync.caFile)
         let dispatcher = Dispatcher(table: table, logger: logger)
 
@@ -225,7 +234,7 @@ public struct Daemon {
                                                      configuration: serverConfig, logger: logger,
                                                      onConnect: hub.connected, onDisconnect: hub.disconnected)
         }
-        notifier.ready(status: try await SystemdService.statusLine(store: store, sync: sync))
+        notifier.ready(status: try await SystemdService.statusLine(store: store, sync: sync.engine))
         logger.info("tnotesd ready", metadata: [
             "version": "\(TNotesVersion.string)", "socket": "\(socketPath)", "activated": "\(activated != nil)", "dataDir": "\(paths.dataDir)",
             "deviceId": "\(store.deviceId)", "quickCheck": "\(store.quickChecked)", "sync": "\(config.sync.serverURL == nil ? "disabled" : "enabled")",
@@ -240,12 +249,7 @@ public struct Daemon {
         var serviceList: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: EarlyStopSignal.Watcher(), successTerminationBehavior: .gracefullyShutdownGroup),
         ]
-        if let sync {
-            serviceList.append(supervised("sync-engine", SyncEngineService(engine: sync)))
-            serviceList.append(supervised("network-monitor", NetworkMonitor(logger: logger) { usable in
-                await sync.network(usable: usable)
-            }))
-        }
+        serviceList.append(supervised("sync-engine", SyncEngineService(slot: sync, logger: logger)))
         serviceList.append(supervised("processing", worker))
         serviceList.append(supervised("desktop-bus", desktop))
         serviceList.append(supervised("desktop-policy", DesktopPolicy(bus: desktop, sync: sync, worker: worker, store: store, logger: logger)))

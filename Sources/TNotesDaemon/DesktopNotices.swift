@@ -38,8 +38,15 @@ final class DesktopNotices: Sendable {
         }
     }
 
-    /// A `sync.state` event: the reset guard held a pull.
+    /// A `sync.state` event: the reset guard held a pull, or the server revoked this device (told once per change of state).
     func syncStateChanged(_ fields: JSONObject) {
+        if fields["state"]?.stringValue == "revoked" {
+            bus.notify(DesktopNotification(
+                summary: "Sync stopped: this device was revoked",
+                body: Self.escaped("Its notes stay here. To sync again, pair it with a new code: `tnotes sync login URL CODE`."),
+                urgency: .critical))
+            return
+        }
         guard fields["state"]?.stringValue == "held" else { return }
         let deletes = fields["heldDeletes"]?.int64Value.map(String.init) ?? "many"
         bus.notify(DesktopNotification(

@@ -13,7 +13,7 @@ import TNotesSync
 /// - woken up: the writes go on, and a sync starts at once (trigger `resume`).
 struct DesktopPolicy: Service {
     let bus: DesktopBus
-    let sync: SyncEngine?
+    let sync: SyncSlot
     let worker: ProcessingWorker
     let store: Store
     let logger: Logger
@@ -32,10 +32,10 @@ struct DesktopPolicy: Service {
         var resumes = 0
         defer { hold?.release() }
         for await state in bus.states {
-            await sync?.desktop(metered: state.metered, onBattery: state.onBattery)
+            await sync.engine?.desktop(metered: state.metered, onBattery: state.onBattery)
             worker.power(onBattery: state.onBattery)
             if state.sleeping && hold == nil {
-                await sync?.sleeping(true)
+                await sync.engine?.sleeping(true)
                 hold = await store.holdWrites(limit: Self.longestHold)
                 logger.info("the machine is going to sleep; writes wait until it wakes")
                 bus.releaseSleepLock()
@@ -46,9 +46,9 @@ struct DesktopPolicy: Service {
             if state.resumes != resumes {
                 resumes = state.resumes
                 logger.info("the machine woke up; syncing now")
-                await sync?.resumed()
+                await sync.engine?.resumed()
             } else if !state.sleeping {
-                await sync?.sleeping(false)
+                await sync.engine?.sleeping(false)
             }
         }
     }

@@ -11,7 +11,7 @@ import TNotesSync
 struct ForkMethod {
     let store: Store
     /// The configured server and its CA file (a page of one's own server may need its private CA).
-    let serverURL: String?
+    let sync: SyncSlot
     let caFile: String?
 
     static let maxBodyBytes = 32 << 20
@@ -42,7 +42,7 @@ struct ForkMethod {
     }
 
     func register(into table: inout MethodTable) {
-        let store = self.store, serverURL = self.serverURL, caFile = self.caFile
+        let store = self.store, slot = sync, caFile = self.caFile
         table.add(MethodSpec(SermonFork.self, summary: """
             Copy a published sermon whose author allows it (canFork) into this library as a new sermon: its notes, \
             summary and transcript as published, and forkedFrom {url, publicId}. -32004 when copies are not allowed.
@@ -50,7 +50,7 @@ struct ForkMethod {
             guard let address = PageAddress(p.url) else {
                 throw RPCError.invalidParams(field: SermonFork.Params.name(\.url), reason: "must be the http(s) address of a published page (…/p/{publicId})")
             }
-            let own = serverURL.map { address.base.hasPrefix($0.hasSuffix("/") ? String($0.dropLast()) : $0) } ?? false
+            let own = slot.serverURL.map { address.base.hasPrefix($0.hasSuffix("/") ? String($0.dropLast()) : $0) } ?? false
             let page = try await Self.fetch(address, transport: CurlTransport(caFile: own ? caFile : nil))
             guard page["canFork"]?.boolValue == true else {
                 throw RPCError.forbidden("the author of \(address.page) does not allow copies (canFork is false)")

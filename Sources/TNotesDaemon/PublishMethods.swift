@@ -9,12 +9,12 @@ import TNotesStore
 struct PublishMethods {
     let store: Store
     /// The sync server's base URL (pages live at `<base>/p/<publicId>`); nil when sync is off.
-    let publicBaseURL: String?
+    let sync: SyncSlot
 
     static let publicationResult: JSON = ["$ref": "#/components/schemas/Publication"]
 
     func register(into table: inout MethodTable) {
-        let store = self.store, base = publicBaseURL
+        let store = self.store, slot = sync
 
         table.add(MethodSpec(SermonPublish.self, summary: """
             Publish a snapshot of the sermon (default parts: notes and summary) as a public page; publishing \
@@ -68,7 +68,7 @@ struct PublishMethods {
                 publication.publishedAt = now
                 publication.updatedAt = now
                 let saved = try s.commitLocal(.publications, record: publication.record, op: .upsert)
-                return Self.view(saved, base: base)
+                return Self.view(saved, base: slot.serverURL)
             }
         })
 
@@ -92,7 +92,7 @@ struct PublishMethods {
                 // The content leaves the server too; the public id stays (it is what the unpublish acts on).
                 publication.snapshot = nil
                 publication.updatedAt = s.stamp()
-                return Self.view(try s.commitLocal(.publications, record: publication.record, op: .upsert), base: base)
+                return Self.view(try s.commitLocal(.publications, record: publication.record, op: .upsert), base: slot.serverURL)
             }
         })
     }

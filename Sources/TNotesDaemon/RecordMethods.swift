@@ -7,7 +7,7 @@ import TNotesStore
 struct RecordMethods {
     let store: Store
     /// The sync server's base URL, for the URL of a published page (nil when sync is off).
-    var publicBaseURL: String? = nil
+    var sync = SyncSlot()
     /// The running recording's clock: a `note.add` without `timestamp` for its sermon is stamped with it.
     var recordingClock: RecordingClock? = nil
 
@@ -15,7 +15,7 @@ struct RecordMethods {
     static let sermonResult: JSON = ["$ref": "#/components/schemas/Sermon"]
 
     func register(into table: inout MethodTable) {
-        let store = self.store, base = publicBaseURL, clock = recordingClock
+        let store = self.store, slot = sync, clock = recordingClock
 
         table.add(MethodSpec(SermonCreate.self, summary: "Create a sermon.", notes: [
             \.date: "RFC 3339 time or YYYY-MM-DD; default now",
@@ -45,7 +45,7 @@ struct RecordMethods {
             try await store.read { s in
                 let id = p.id
                 guard let rec = try s.record(.sermons, id: id) else { throw StoreError.notFound(collection: "sermons", id: id) }
-                return try RecordViews.sermon(rec, in: s, withChildren: true, publicBase: base)
+                return try RecordViews.sermon(rec, in: s, withChildren: true, publicBase: slot.serverURL)
             }
         })
 

@@ -249,21 +249,8 @@ actor RecordingController {
     static func writeMarker(_ marker: Marker, to path: String) throws {
         let body: JSON = ["sermonId": .string(marker.sermonId), "path": .string(marker.path),
                           "startedAt": .string(marker.startedAt), "source": JSON(marker.source)]
-        // A temp file, fsynced, renamed over, its directory fsynced: the marker is whole or absent.
-        let temp = "\(path).tmp"
-        let fd = try FileDescriptor.open(FilePath(temp), .writeOnly, options: [.create, .truncate, .closeOnExec],
-                                         permissions: [.ownerReadWrite])
-        do {
-            try fd.writeAll(Array(body.text.utf8))
-            guard fsync(fd.rawValue) == 0 else { throw Errno(rawValue: errno) }
-            try fd.close()
-        } catch {
-            try? fd.close()
-            unlink(temp)
-            throw error
-        }
-        guard rename(temp, path) == 0 else { throw Errno(rawValue: errno) }
-        DaemonPaths.fsyncDirectory(String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]))
+        // Whole or absent after a crash.
+        try DurableFile.write(Array(body.text.utf8), to: path)
     }
 
     static func readMarker(_ path: String) throws -> Marker? {

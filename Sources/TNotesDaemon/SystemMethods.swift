@@ -15,7 +15,7 @@ struct SystemMethods {
     let hub: EventHub
     let info: DaemonInfo
     let discovery: DiscoveryDocument
-    let sync: SyncEngine?
+    let sync: SyncSlot
     /// The desktop's state, for `sync.status` when sync is disabled (nil: no desktop bus, as in the fuzz target).
     var desktop: DesktopBus? = nil
 
@@ -24,7 +24,7 @@ struct SystemMethods {
 
         table.add(MethodSpec(DaemonStatusMethod.self, summary: "Version, schema, device, process and sync state.",
                              result: ["type": "object"], readOnly: true) { _, _ in
-            let syncStatus = try await Self.syncStatus(store: store, sync: sync, desktop: desktop?.current)
+            let syncStatus = try await Self.syncStatus(store: store, sync: sync.engine, desktop: desktop?.current)
             return [
                 "version": .string(info.version), "schemaVersion": .int(Int64(store.schemaVersion)),
                 "deviceId": .string(store.deviceId), "pid": .int(Int64(getpid())),
@@ -46,12 +46,12 @@ struct SystemMethods {
             let topics = Set(p.topics?.map(\.rawValue) ?? Array(EventHub.topics))
             connection.subscribe(topics)
             // The current state comes with the answer, so a subscriber misses nothing between reading and subscribing.
-            let syncStatus = try await Self.syncStatus(store: store, sync: sync, desktop: desktop?.current)
+            let syncStatus = try await Self.syncStatus(store: store, sync: sync.engine, desktop: desktop?.current)
             return ["subscribed": .array(topics.sorted().map { .string($0) }), "seq": .int(hub.lastSeq), "sync": syncStatus]
         })
 
         table.add(MethodSpec(SyncNow.self, summary: "Sync now; with wait, answer when done.", result: ["type": "object"]) { p, _ in
-            guard let sync else { throw RPCError.unavailable("sync is disabled (no sync.server_url in the config)") }
+            guard let sync = sync.engine else { throw RPCError.unavailable("sync is disabled (no sync.server_url in the config)") }
             guard p.wait ?? false else {
                 await sync.trigger(.manual)
                 return ["started": true]
@@ -65,18 +65,18 @@ struct SystemMethods {
 
         table.add(MethodSpec(SyncConfirm.self, summary: "Let a held pull make its deletions (sync.status state held), and sync now.",
                              result: ["type": "object"]) { _, _ in
-            guard let sync else { throw RPCError.unavailable("sync is disabled (no sync.server_url in the config)") }
+            guard let sync = sync.engine else { throw RPCError.unavailable("sync is disabled (no sync.server_url in the config)") }
             let held = await sync.confirmHeld()
             return ["confirmed": .bool(held != nil), "deletes": held.map { .int(Int64($0)) } ?? .null]
         })
 
         table.add(MethodSpec(SyncStatusMethod.self, summary: "The sync engine's state.", result: ["type": "object"], readOnly: true) { _, _ in
-            try await Self.syncStatus(store: store, sync: sync, desktop: desktop?.current)
+            try await Self.syncStatus(store: store, sync: sync.engine, desktop: desktop?.current)
         })
 
         table.add(MethodSpec(SyncPending.self, summary: "The outbox: changes not yet accepted by the server.",
                              result: ["type": "array"], readOnly: true) { _, _ in
-            guard sync != nil else { throw RPCError.unavailable("sync is disabled (no sync.server_url in the config)") }
+            guard sync.engine != nil else { throw RPCError.unavailable("sync is disabled (no sync.server_url in the config)") }
             let entries = try await store.read { s in try s.outbox(limit: 10_000) }
             return .array(entries.map {
                 ["opId": .string($0.opId), "collection": .string($0.collection), "recordId": .string($0.recordId),

@@ -9,7 +9,7 @@ import TNotesSync
 struct SystemdService: Service {
     let notifier: SystemdNotifier
     let store: Store
-    let sync: SyncEngine?
+    let sync: SyncSlot
 
     func run() async throws {
         guard notifier.enabled else {
@@ -22,7 +22,7 @@ struct SystemdService: Service {
         await withGracefulShutdownHandler {
             try? await cancelWhenGracefulShutdown {
                 while !Task.isCancelled {
-                    if let line = try? await Self.statusLine(store: store, sync: sync) {
+                    if let line = try? await Self.statusLine(store: store, sync: sync.engine) {
                         if notifier.watchdogMicros != nil { notifier.watchdog() }
                         notifier.status(line)
                     }

@@ -154,6 +154,7 @@ extension SQLValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Exp
     public init(integerLiteral value: Int64) { self = .int(value) }
     public init(nilLiteral: ()) { self = .null }
     public init(_ s: String?) { self = s.map { .text($0) } ?? .null }
+    public init(_ i: Int64?) { self = i.map { .int($0) } ?? .null }
 }
 
 public struct Row: Sendable {

@@ -26,6 +26,25 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     }
     public static let unauthorized = APIError(status: .unauthorized, error: "unauthorized",
                                               detail: "a valid Authorization: Bearer token is required")
+    /// 401 for a token that was valid once: its device (or its user) was revoked. Told apart from an unknown
+    /// token so that the device can say so and stop retrying (contract §8.6).
+    public static let revoked = APIError(status: .unauthorized, error: "revoked",
+                                         detail: "this device's token was revoked; pair the device again (tnotes sync login)")
+    /// 413 for an upload that would take the user past their audio quota.
+    public static func audioQuota(limit: Int64, used: Int64) -> APIError {
+        APIError(status: .contentTooLarge, error: "quota_exceeded",
+                 detail: "the account's audio quota is \(limit) bytes and \(used) are used")
+    }
+    /// 413 for a legacy write that would take the user past their record quota (a push rejects the change instead).
+    public static func recordQuota(limit: Int64) -> APIError {
+        APIError(status: .contentTooLarge, error: "quota_exceeded", detail: "the account's limit of \(limit) records is reached")
+    }
+    /// 429 with the seconds to wait.
+    public static func rateLimited(retryAfter seconds: Int) -> APIError {
+        var e = APIError(status: .tooManyRequests, error: "rate_limited", detail: "too many requests; retry after \(seconds) s")
+        e.headers[.retryAfter] = String(seconds)
+        return e
+    }
     public static func notFound(_ what: String) -> APIError { APIError(status: .notFound, error: "not_found", detail: "\(what) not found") }
     /// 409: the value is taken (a handle another user has).
     public static func conflict(_ field: String, _ detail: String) -> APIError {

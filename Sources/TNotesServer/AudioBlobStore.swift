@@ -15,6 +15,8 @@ public struct AudioUpload: Sendable {
     let declared: String
     let maxBytes: Int64
     let now: String
+    /// What passing `maxBytes` answers: the server's size limit, or the user's audio quota.
+    var overLimit: APIError? = nil
 }
 
 /// Where audio bytes live. A store keeps nothing half-written or mismatched: an upload becomes visible
@@ -23,7 +25,7 @@ public protocol AudioBlobStore: Sendable {
     /// Streams `body` in (hashing it, within the size limit) and keeps it if the digest matches.
     func receive(_ upload: AudioUpload, body: RequestBody) async throws -> AudioBlobInfo
     /// `span` of a stored blob as a response body, streamed (never the whole blob in memory).
-    func body(user: Int64, _ info: AudioBlobInfo, span: ClosedRange<Int64>, context: BasicRequestContext) async throws -> ResponseBody
+    func body(user: Int64, _ info: AudioBlobInfo, span: ClosedRange<Int64>, context: ServerRequestContext) async throws -> ResponseBody
 }
 
 /// Audio blobs on disk: `<data>/audio/<user>/<sermonId>` (the SQLite backend: one server, one disk). An
@@ -79,7 +81,7 @@ struct FileAudioBlobs: AudioBlobStore {
         }
     }
 
-    func body(user: Int64, _ info: AudioBlobInfo, span: ClosedRange<Int64>, context: BasicRequestContext) async throws -> ResponseBody {
+    func body(user: Int64, _ info: AudioBlobInfo, span: ClosedRange<Int64>, context: ServerRequestContext) async throws -> ResponseBody {
         try await FileIO().loadFile(path: path(user: user, sermonId: info.sermonId),
                                     range: Int(span.lowerBound)...Int(span.upperBound), context: context)
     }

@@ -35,11 +35,28 @@ struct AudioStore: Sendable {
         throw APIError.badRequest("Digest", "a Digest: sha-256=… or X-Content-SHA256 header is required")
     }
 
-    func put(user: Int64, sermonId: String, request: Request, declared: String, now: String) async throws -> AudioBlobInfo {
-        if let length = request.headers[.contentLength].flatMap({ Int64($0) }), length > maxBytes {
-            throw APIError.tooLarge(maxBytes)
+    func put(user: Int64, sermonId: String, request: Request, declared: String, now: String,
+             metrics: ServerMetrics) async throws -> AudioBlobInfo {
+        let length = request.headers[.contentLength].flatMap { Int64($0) }
+        if let length, length > maxBytes { throw APIError.tooLarge(maxBytes) }
+        var upload = AudioUpload(user: user, sermonId: sermonId, declared: declared, maxBytes: maxBytes, now: now)
+        // The audio quota (contract §8.6): the room left, counting this sermon's audio as freed (it is replaced).
+        // Checked before and while the bytes arrive; two uploads of one user at once may both fit the room
+        // they saw and pass it together by at most one file.
+        if let quota = try await storage.quota(user: user).audioBytes {
+            let used = try await storage.usage(user: user).audioBytes
+            let replaced = try await storage.audio(user: user, sermonId: sermonId)?.sizeBytes ?? 0
+            let room = max(0, quota - max(0, used - replaced))
+            let refusal = APIError.audioQuota(limit: quota, used: used)
+            if let length, length > room {
+                metrics.quotaRejected(kind: "audio")
+                metrics.refused(status: 413, reason: "audio_quota")
+                throw refusal
+            }
+            if room < upload.maxBytes {
+                upload = AudioUpload(user: user, sermonId: sermonId, declared: declared, maxBytes: room, now: now, overLimit: refusal)
+            }
         }
-        let upload = AudioUpload(user: user, sermonId: sermonId, declared: declared, maxBytes: maxBytes, now: now)
         let info = try await blobs.receive(upload, body: request.body)
         try await storage.setAudio(user: user, info)
         return info
@@ -55,7 +72,7 @@ struct AudioStore: Sendable {
 
         mutating func add(_ chunk: ByteBuffer) throws {
             total += Int64(chunk.readableBytes)
-            if total > upload.maxBytes { throw APIError.tooLarge(upload.maxBytes) }
+            if total > upload.maxBytes { throw upload.overLimit ?? APIError.tooLarge(upload.maxBytes) }
             chunk.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
         }
 

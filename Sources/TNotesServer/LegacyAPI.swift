@@ -41,6 +41,23 @@ struct LegacyAPI: Sendable {
         \.title, \.date, \.serviceType, \.speaker, \.isArchived, \.transcriptionStatus, \.summaryStatus,
     ]
 
+    /// create-sermon and update-sermon in one transaction, within the user's record quota (contract §8.6): a
+    /// request that would leave more live records than the quota allows, and more than before it, is 413
+    /// `quota_exceeded` and changes nothing.
+    func write(user: Int64, body: JSON, requireExisting: Bool) async throws -> JSONObject {
+        let apply = try upsert(user: user, body: body, requireExisting: requireExisting)
+        let limit = try await sync.storage.quota(user: user).records
+        return try await sync.storage.transaction(user: user) { tx in
+            let before = limit == nil ? 0 : try await tx.liveRecords()
+            let saved = try await apply(tx)
+            if let limit {
+                let after = try await tx.liveRecords()
+                if after > limit && after > before { throw APIError.recordQuota(limit: limit) }
+            }
+            return saved
+        }
+    }
+
     /// create-sermon and update-sermon: upsert the sermon and its children. Notes, when given, are
     /// replaced as a set (missing ones tombstoned); transcript and summary, when given, are upserted.
     func upsert(user: Int64, body: JSON, requireExisting: Bool) throws(APIError) -> @Sendable (any ServerTransaction) async throws -> JSONObject {

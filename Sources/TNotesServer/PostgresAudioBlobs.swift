@@ -51,7 +51,7 @@ struct PostgresAudioBlobs: AudioBlobStore {
             """, logger: logger)
     }
 
-    func body(user: Int64, _ info: AudioBlobInfo, span: ClosedRange<Int64>, context: BasicRequestContext) async throws -> ResponseBody {
+    func body(user: Int64, _ info: AudioBlobInfo, span: ClosedRange<Int64>, context: ServerRequestContext) async throws -> ResponseBody {
         guard let blobId = info.blobId else {
             // A row from before audio moved into the database (its bytes are on some instance's disk).
             throw APIError.notFound("audio of sermon \(info.sermonId) (stored before this server kept audio in PostgreSQL)")

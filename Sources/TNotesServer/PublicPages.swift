@@ -67,7 +67,7 @@ struct PublicPages: Sendable {
 
     /// `GET /p/{publicId}/audio`: the published audio, as `/v1/audio/{sermonId}` serves it (Range included), for
     /// anyone with the link, while the publication is published with its `audio` part.
-    func audio(_ request: Request, _ context: BasicRequestContext, publicId: String, store: AudioStore, head: Bool,
+    func audio(_ request: Request, _ context: ServerRequestContext, publicId: String, store: AudioStore, head: Bool,
                metrics: ServerMetrics) async throws -> Response {
         guard PublicId.isValid(publicId), let record = try await storage.publication(publicId: publicId) else {
             throw APIError.notFound("publication \(publicId)")

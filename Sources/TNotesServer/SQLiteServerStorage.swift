@@ -79,64 +79,6 @@ public final class SQLiteServerStorage: ServerStorage, @unchecked Sendable {
         _ = try? await locked { try? db.exec("PRAGMA wal_checkpoint(TRUNCATE)") }
     }
 
-    public func createUser(name: String, tokenHash: String, at: String) async throws {
-        try await locked {
-            try db.transaction {
-                if try db.query("SELECT 1 FROM users WHERE name = ?", [.text(name)]).first != nil {
-                    throw ServerError.conflict("user \(name) exists")
-                }
-                try db.run("INSERT INTO users(name, token_hash, created_at) VALUES (?, ?, ?)",
-                           [.text(name), .text(tokenHash), .text(at)])
-                let id = try db.scalar("SELECT id FROM users WHERE name = ?", [.text(name)])
-                try db.run("INSERT INTO user_seq(user_id, seq) VALUES (?, 0)", [id])
-            }
-        }
-    }
-
-    public func users() async throws -> [UserInfo] {
-        try await locked {
-            try db.query("SELECT id, name, created_at, revoked_at FROM users ORDER BY id").map {
-                UserInfo(id: $0[0].int ?? 0, name: $0[1].string ?? "", createdAt: $0[2].string ?? "", revokedAt: $0[3].string)
-            }
-        }
-    }
-
-    public func revokeUser(name: String, at: String) async throws -> Bool {
-        try await locked {
-            // The hash is replaced too, so the old token can never match again.
-            try db.run("UPDATE users SET revoked_at = ?, token_hash = 'revoked:' || id WHERE name = ? AND revoked_at IS NULL",
-                       [.text(at), .text(name)])
-            return db.changes > 0
-        }
-    }
-
-    public func userId(tokenHash: String) async throws -> Int64? {
-        try await reading {
-            try reader.scalar("SELECT id FROM users WHERE token_hash = ? AND revoked_at IS NULL", [.text(tokenHash)]).int
-        }
-    }
-
-    public func handle(user: Int64) async throws -> String? {
-        try await reading { try reader.scalar("SELECT handle FROM users WHERE id = ?", [.int(user)]).string }
-    }
-
-    public func setHandle(user: Int64, _ handle: String) async throws {
-        try await locked {
-            try db.transaction {
-                if let owner = try db.scalar("SELECT id FROM users WHERE handle = ?", [.text(handle)]).int, owner != user {
-                    throw ServerError.conflict("the handle \(handle) is taken")
-                }
-                try db.run("UPDATE users SET handle = ? WHERE id = ?", [.text(handle), .int(user)])
-            }
-        }
-    }
-
-    public func user(handle: String) async throws -> Int64? {
-        try await reading {
-            try reader.scalar("SELECT id FROM users WHERE handle = ? AND revoked_at IS NULL", [.text(handle)]).int
-        }
-    }
-
     public func transaction<T: Sendable>(user: Int64, _ body: @Sendable (any ServerTransaction) async throws -> T)
         async throws -> T
     {

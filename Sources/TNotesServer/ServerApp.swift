@@ -19,6 +19,10 @@ public struct ServerApp: Sendable {
         /// How long a graceful stop may wait for in-flight requests before their connections are closed
         /// (`[server] shutdown_grace_seconds`). systemd's stop timeout (90 s) is far above it.
         public var shutdownGrace: Duration = .seconds(10)
+        /// Requests per second per token (per address without one); 0 turns the limit off (`[server] rate_limit`).
+        public var rateLimit = 50
+        /// How many requests may come at once above the rate (`[server] rate_burst`).
+        public var rateBurst = 200
         public init() {}
     }
 
@@ -29,7 +33,7 @@ public struct ServerApp: Sendable {
     let pages: PublicPages
     let settings: Settings
     let logger: Logger
-    let metrics = ServerMetrics()
+    let metrics: ServerMetrics
 
     public init(storage: any ServerStorage, settings: Settings, logger: Logger) async throws {
         let clock = ServerClock(startingAfter: try await storage.newestUpdatedAt())
@@ -37,15 +41,21 @@ public struct ServerApp: Sendable {
         legacy = LegacyAPI(sync: sync, maxItems: settings.maxPushChanges)
         audio = AudioStore(maxBytes: settings.maxAudioBytes, blobs: storage.audioBlobs(directory: "\(settings.dataDir)/audio"),
                            storage: storage)
-        auth = TokenAuth(storage: storage)
+        let metrics = ServerMetrics()
+        self.metrics = metrics
+        auth = TokenAuth(storage: storage, metrics: metrics)
         pages = PublicPages(storage: storage)
         self.settings = settings
         self.logger = logger
     }
 
-    public func router() -> Router<BasicRequestContext> {
-        let router = Router()
+    public func router() -> Router<ServerRequestContext> {
+        let router = Router(context: ServerRequestContext.self)
         router.add(middleware: AccessLog(logger: logger, metrics: metrics))
+        // After the log (a 429 is logged and counted), before every route (it is answered before any work).
+        if settings.rateLimit > 0 {
+            router.add(middleware: RateLimit(perSecond: settings.rateLimit, burst: settings.rateBurst, metrics: metrics))
+        }
         addRoutes(to: router)
         // Added after every route, from the routes themselves: the 405 table cannot miss one. A middleware wraps
         // the routes added after it and the not-found responder (built from every middleware), so this one
@@ -60,7 +70,7 @@ public struct ServerApp: Sendable {
         router().routes.map { ($0.path.description, $0.method.rawValue) }
     }
 
-    private func addRoutes(to router: Router<BasicRequestContext>) {
+    private func addRoutes(to router: Router<ServerRequestContext>) {
         let sync = self.sync, legacy = self.legacy, audio = self.audio, auth = self.auth, metrics = self.metrics
         let maxBody = settings.maxBodyBytes
         let maxChanges = settings.maxPushChanges
@@ -103,23 +113,7 @@ public struct ServerApp: Sendable {
         Self.getAndHead(router, "/u/:handle/feed.xml") { request, context in
             try await userPages.feed(request, handle: context.parameters.get("handle") ?? "")
         }
-        router.patch("/v1/account") { request, _ in
-            let user = try await auth.user(request)
-            let body = try await Self.jsonBody(request, limit: maxBody)
-            guard case .object(let o) = body else { throw APIError.badRequest("body", "must be a JSON object") }
-            for key in o.keys where key != "handle" { throw APIError.badRequest(key, "unknown field") }
-            guard case .string(let raw)? = o["handle"] else { throw APIError.badRequest("handle", "a handle (string) is required") }
-            let handle = raw.lowercased()
-            guard Account.isHandle(handle) else {
-                throw APIError.badRequest("handle", "must be 2 to 40 letters, digits, '-' or '_', starting with a letter or digit")
-            }
-            do {
-                try await sync.storage.setHandle(user: user, handle)
-            } catch ServerError.conflict {
-                throw APIError.conflict("handle", "the handle \(handle) is taken")
-            }
-            return JSONResponse.make(["handle": .string(handle)])
-        }
+        AccountRoutes(storage: sync.storage, auth: auth, metrics: metrics, maxBody: maxBody).add(to: router)
 
         router.post("/v1/sync/push") { request, context in
             let user = try await auth.user(request)
@@ -181,7 +175,8 @@ public struct ServerApp: Sendable {
             let user = try await auth.user(request)
             let sermonId = try Self.sermonId(context)
             let declared = try AudioStore.declaredDigest(request.headers)
-            let info = try await audio.put(user: user, sermonId: sermonId, request: request, declared: declared, now: sync.stamp())
+            let info = try await audio.put(user: user, sermonId: sermonId, request: request, declared: declared, now: sync.stamp(),
+                                           metrics: metrics)
             metrics.audio(direction: "in", bytes: info.sizeBytes)
             return JSONResponse.make(["sermonId": .string(info.sermonId), "sha256": .string(info.sha256),
                                       "sizeBytes": .int(info.sizeBytes)], status: .created)
@@ -198,16 +193,14 @@ public struct ServerApp: Sendable {
         router.post("/api/create-sermon") { request, _ in
             let user = try await auth.user(request)
             let body = try await Self.jsonBody(request, limit: maxBody)
-            let write = try legacy.upsert(user: user, body: body, requireExisting: false)
-            let saved = try await sync.storage.transaction(user: user, write)
+            let saved = try await legacy.write(user: user, body: body, requireExisting: false)
             return JSONResponse.make(try await Self.legacyOne(legacy, user: user, id: saved.recordId, request: request),
                                      status: .created)
         }
         router.post("/api/update-sermon") { request, _ in
             let user = try await auth.user(request)
             let body = try await Self.jsonBody(request, limit: maxBody)
-            let write = try legacy.upsert(user: user, body: body, requireExisting: true)
-            let saved = try await sync.storage.transaction(user: user, write)
+            let saved = try await legacy.write(user: user, body: body, requireExisting: true)
             return JSONResponse.make(try await Self.legacyOne(legacy, user: user, id: saved.recordId, request: request))
         }
         Self.getAndHead(router, "/api/get-sermons") { request, _ in
@@ -231,8 +224,8 @@ public struct ServerApp: Sendable {
     }
 
     /// A GET route, and HEAD on the same path answering as GET without the body (RFC 9110 §9.3.2).
-    static func getAndHead(_ router: Router<BasicRequestContext>, _ path: RouterPath,
-                           _ handler: @escaping @Sendable (Request, BasicRequestContext) async throws -> Response) {
+    static func getAndHead(_ router: Router<ServerRequestContext>, _ path: RouterPath,
+                           _ handler: @escaping @Sendable (Request, ServerRequestContext) async throws -> Response) {
         router.get(path, use: handler)
         router.head(path) { request, context in
             var response = try await handler(request, context)
@@ -261,7 +254,7 @@ public struct ServerApp: Sendable {
         return min(n, SyncService.maxPullLimit)
     }
 
-    static func sermonId(_ context: BasicRequestContext) throws -> String {
+    static func sermonId(_ context: ServerRequestContext) throws -> String {
         guard let raw = context.parameters.get("sermonId"), let id = Identifier.normalize(raw), id == raw.lowercased() else {
             throw APIError.badRequest("sermonId", "must be a UUID")
         }
@@ -297,7 +290,7 @@ public struct ServerApp: Sendable {
         }
     }
 
-    static func serveAudio(_ request: Request, _ context: BasicRequestContext, auth: TokenAuth, audio: AudioStore, head: Bool,
+    static func serveAudio(_ request: Request, _ context: ServerRequestContext, auth: TokenAuth, audio: AudioStore, head: Bool,
                            metrics: ServerMetrics) async throws -> Response
     {
         let user = try await auth.user(request)
@@ -306,7 +299,7 @@ public struct ServerApp: Sendable {
     }
 
     /// A user's audio of a sermon, whole or the asked Range (206, 416 outside the file), with its sha256 as ETag.
-    static func serveAudio(_ request: Request, _ context: BasicRequestContext, user: Int64, sermonId: String, contentType: String,
+    static func serveAudio(_ request: Request, _ context: ServerRequestContext, user: Int64, sermonId: String, contentType: String,
                            audio: AudioStore, head: Bool, metrics: ServerMetrics) async throws -> Response
     {
         guard let info = try await audio.storage.audio(user: user, sermonId: sermonId) else {
@@ -339,7 +332,7 @@ struct AccessLog: RouterMiddleware {
     let logger: Logger
     let metrics: ServerMetrics
 
-    func handle(_ request: Request, context: BasicRequestContext, next: (Request, BasicRequestContext) async throws -> Response)
+    func handle(_ request: Request, context: ServerRequestContext, next: (Request, ServerRequestContext) async throws -> Response)
         async throws -> Response
     {
         let start = ContinuousClock.now

@@ -12,6 +12,8 @@ public struct ServerConfig: Sendable, Equatable {
     public var maxPushChanges: Int?
     public var shutdownGraceSeconds: Int?
     public var logLevel: String?
+    public var rateLimit: Int?
+    public var rateBurst: Int?
 
     public init() {}
 
@@ -31,6 +33,8 @@ public struct ServerConfig: Sendable, Equatable {
         c.maxPushChanges = try r.int("max_push_changes", min: 1, max: 1_000_000)
         c.shutdownGraceSeconds = try r.int("shutdown_grace_seconds", min: 0, max: 3600)
         c.logLevel = try r.string("log_level")
+        c.rateLimit = try r.int("rate_limit", min: 0, max: 1_000_000)
+        c.rateBurst = try r.int("rate_burst", min: 1, max: 1_000_000)
         try r.finish()
         return c
     }

@@ -30,6 +30,15 @@ public struct ServerMetrics: Sendable {
             helpText: "Audio bytes stored (in) and served (out)")
     }
 
+    static var refusedRequests: MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "tnotes", metricName: "refused_requests", unitName: "total",
+            helpText: "Requests refused by the server's limits: 401 (no_token, unknown_token, revoked), 413 (audio_quota), 429 (token, address)")
+    }
+    static var quotaRejections: MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "tnotes", metricName: "quota_rejections", unitName: "total",
+            helpText: "Pushed changes and audio uploads refused for a user's quota, by kind (records, audio)")
+    }
+
     func request(method: String, status: Int) {
         registry.makeCounter(descriptor: Self.requests, labels: [("method", method), ("status", String(status))]).increment()
     }
@@ -48,6 +57,14 @@ public struct ServerMetrics: Sendable {
 
     func audio(direction: String, bytes: Int64) {
         registry.makeCounter(descriptor: Self.audioBytes, labels: [("direction", direction)]).increment(by: bytes)
+    }
+
+    func refused(status: Int, reason: String) {
+        registry.makeCounter(descriptor: Self.refusedRequests, labels: [("status", String(status)), ("reason", reason)]).increment()
+    }
+
+    func quotaRejected(kind: String, count: Int = 1) {
+        registry.makeCounter(descriptor: Self.quotaRejections, labels: [("kind", kind)]).increment(by: Int64(count))
     }
 
     func text() -> [UInt8] { registry.emitToBuffer() }

@@ -335,5 +335,31 @@ extension ServerSchema {
         ALTER TABLE users ADD COLUMN handle TEXT;
         CREATE UNIQUE INDEX users_by_handle ON users(handle);
         """,
+        // 15: devices (contract §8.6), as SQLite's step 8 says: one token per device, pairing codes in the
+        // database, each user's live token kept as a device named "legacy".
+        """
+        CREATE TABLE IF NOT EXISTS devices(
+            id TEXT PRIMARY KEY,
+            user_id BIGINT NOT NULL,
+            name TEXT NOT NULL,
+            token_hash TEXT NOT NULL UNIQUE,
+            created_at TEXT NOT NULL,
+            last_seen_at TEXT,
+            revoked_at TEXT
+        );
+        CREATE INDEX IF NOT EXISTS devices_by_user ON devices(user_id);
+        CREATE TABLE IF NOT EXISTS pairing_codes(
+            code_hash TEXT PRIMARY KEY,
+            user_id BIGINT NOT NULL,
+            created_at TEXT NOT NULL,
+            expires_at TEXT NOT NULL,
+            used_at TEXT
+        );
+        CREATE TABLE IF NOT EXISTS quotas(user_id BIGINT PRIMARY KEY, records BIGINT, audio_bytes BIGINT);
+        INSERT INTO devices(id, user_id, name, token_hash, created_at)
+            SELECT gen_random_uuid()::text, id, 'legacy', token_hash, created_at FROM users
+            WHERE revoked_at IS NULL AND strpos(token_hash, ':') = 0
+            ON CONFLICT DO NOTHING;
+        """,
     ]
 }

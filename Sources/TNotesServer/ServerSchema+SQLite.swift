@@ -1,3 +1,4 @@
+import TNotesCore
 import TNotesSQLite
 
 /// The SQLite backend's schema steps, in order (see `ServerSchema`).
@@ -156,5 +157,38 @@ extension ServerSchema {
         ALTER TABLE users ADD COLUMN handle TEXT;
         CREATE UNIQUE INDEX users_by_handle ON users(handle);
         """,
+        // 8: devices (contract §8.6). A token belongs to one device; a user's pairing codes wait in the database
+        // (the `tnotes-server user` command that makes one is another process than the server that redeems it).
+        // A revoked device keeps its hash, so its token is told "revoked" rather than "unknown". Each user's live
+        // token becomes a device named "legacy". IF NOT EXISTS / OR IGNORE: the upgrade tests roll `user_version`
+        // back and run the later steps again over tables that are already there.
+        // No index for live-record counts (a quota's usage): it would cost every push to keep it, and the count
+        // runs only for users that have a quota, over their own range of records_by_key.
+        SQLiteStep(sql: """
+            CREATE TABLE IF NOT EXISTS devices(
+                id TEXT PRIMARY KEY,
+                user_id INTEGER NOT NULL,
+                name TEXT NOT NULL,
+                token_hash TEXT NOT NULL UNIQUE,
+                created_at TEXT NOT NULL,
+                last_seen_at TEXT,
+                revoked_at TEXT
+            );
+            CREATE INDEX IF NOT EXISTS devices_by_user ON devices(user_id);
+            CREATE TABLE IF NOT EXISTS pairing_codes(
+                code_hash TEXT PRIMARY KEY,
+                user_id INTEGER NOT NULL,
+                created_at TEXT NOT NULL,
+                expires_at TEXT NOT NULL,
+                used_at TEXT
+            );
+            CREATE TABLE IF NOT EXISTS quotas(user_id INTEGER PRIMARY KEY, records INTEGER, audio_bytes INTEGER);
+            """, edit: { db in
+                let live = try db.query("SELECT id, token_hash, created_at FROM users WHERE revoked_at IS NULL AND instr(token_hash, ':') = 0")
+                for row in live {
+                    try db.run("INSERT OR IGNORE INTO devices(id, user_id, name, token_hash, created_at) VALUES (?, ?, 'legacy', ?, ?)",
+                               [.text(Identifier.make()), row[0], row[1], row[2]])
+                }
+            }),
     ]
 }

@@ -68,13 +68,6 @@ public struct PublishedRecord: Sendable, Equatable {
     public let updatedAt: String
 }
 
-public struct UserInfo: Sendable, Equatable {
-    public let id: Int64
-    public let name: String
-    public let createdAt: String
-    public let revokedAt: String?
-}
-
 /// What the server knows of one stored audio blob.
 public struct AudioBlobInfo: Sendable, Equatable {
     public let sermonId: String
@@ -95,7 +88,7 @@ public struct AudioBlobInfo: Sendable, Equatable {
 
 /// The server's storage, one protocol with two real backends (SQLite, PostgreSQL). Merge decisions are
 /// not made here: `SyncService` makes them, inside `transaction`, the same way on both backends.
-public protocol ServerStorage: Sendable {
+public protocol ServerStorage: UserDirectory {
     var backendName: String { get }
     /// A long-running part the storage needs while it is used (see `StorageLifetime`); nil when none.
     var connectionService: (any Service)? { get }
@@ -109,18 +102,6 @@ public protocol ServerStorage: Sendable {
     /// A random id made when the database was created; a cursor from another epoch means "start over".
     func epoch() async throws -> String
     func close() async
-
-    func createUser(name: String, tokenHash: String, at: String) async throws
-    func users() async throws -> [UserInfo]
-    /// Revokes a user's token; false when there is no such live user.
-    func revokeUser(name: String, at: String) async throws -> Bool
-    func userId(tokenHash: String) async throws -> Int64?
-    /// The user's public handle (contract §8.5), nil until chosen.
-    func handle(user: Int64) async throws -> String?
-    /// Sets the user's handle; `ServerError.conflict` when another user has it.
-    func setHandle(user: Int64, _ handle: String) async throws
-    /// The live user with this handle.
-    func user(handle: String) async throws -> Int64?
 
     /// Runs `body` in one transaction in which this user's writes are serialized: sequence numbers taken
     /// in it are committed in order, so a pull never sees seq N+1 before seq N.
@@ -188,6 +169,8 @@ public protocol ServerTransaction: Sendable {
     /// `changes[i].record`, made before the transaction (outside the backend's lock). Both backends look
     /// the batch up in two set-based statements (`BatchMergePlan`) instead of two per change.
     func mergeBatch(_ changes: [Change], bodies: [String]) async throws -> [MergeVerdict]
+    /// The user's live records now, in this transaction (a quota's count).
+    func liveRecords() async throws -> Int64
 }
 
 extension ServerStorage {

@@ -21,6 +21,8 @@ public struct SyncService: Sendable {
         public let opId: String
         public let status: String
         public let error: String?
+        /// Why a `rejected` change was refused, when a client can act on it: `quota` (contract §8.6).
+        public var reason: String? = nil
         /// For `merged`: the record as stored, and its version.
         public var record: JSONObject? = nil
         public var version: RecordVersion? = nil
@@ -28,6 +30,7 @@ public struct SyncService: Sendable {
         var json: JSON {
             var o: JSONObject = ["opId": .string(opId), "status": .string(status)]
             if let error { o["error"] = .string(error) }
+            if let reason { o["reason"] = .string(reason) }
             if let record { o["record"] = .object(record) }
             if let version {
                 o["updatedAt"] = .string(version.updatedAt)
@@ -50,6 +53,7 @@ public struct SyncService: Sendable {
             if let version { key("deviceId"); JSON.writeString(version.deviceId, to: &out) }
             if let error { key("error"); JSON.writeString(error, to: &out) }
             key("opId"); JSON.writeString(opId, to: &out)
+            if let reason { key("reason"); JSON.writeString(reason, to: &out) }
             if let record { key("record"); JSON.object(record).write(to: &out) }
             key("status"); JSON.writeString(status, to: &out)
             if let version { key("updatedAt"); JSON.writeString(version.updatedAt, to: &out) }
@@ -106,7 +110,9 @@ public struct SyncService: Sendable {
         // device's batch before this one holds it) and applied on their own if the look-ups still hold then.
         // Not for a batch with publications: their public ids are checked under the lock, and may drop changes.
         let (valid, bodies) = Self.mergeable(parsed, texts)
-        if outOfBounds.isEmpty, !valid.contains(where: { $0.collection == .publications }),
+        // A user with a record quota is counted under the lock (`overQuota`), so never takes the fast path.
+        let recordQuota = try await storage.quota(user: user).records
+        if outOfBounds.isEmpty, recordQuota == nil, !valid.contains(where: { $0.collection == .publications }),
            let prepared = await storage.prepareBatch(user: user, changes: valid, bodies: bodies),
            let applied = try await storage.applyPrepared(prepared)
         {
@@ -135,10 +141,45 @@ public struct SyncService: Sendable {
                 batch[k].change = .failure(FieldError(field: "record.publicId", reason: "no publication \(publicId) of this user"))
                 refused = true
             }
+            if let limit = recordQuota, try await Self.overQuota(&batch, limit: limit, tx) { refused = true }
             let (valid, bodies) = refused ? Self.mergeable(batch, texts) : (valid, bodies)
             let verdicts = try await tx.mergeBatch(valid, bodies: bodies)
             return try PushOutcome(results: Self.results(batch, verdicts), seqBefore: before, seqAfter: tx.seq)
         }
+    }
+
+    static let quotaReason = "quota"
+
+    /// Refuses, in batch order, each change that would take the user past `limit` live records (contract §8.6):
+    /// one that makes a record live (new, or over a tombstone) while the count is at the limit. A delete of
+    /// a live record frees a place for the changes after it. True when it refused any.
+    static func overQuota(_ batch: inout [(opId: String, change: Result<Change, FieldError>)], limit: Int64,
+                          _ tx: any ServerTransaction) async throws -> Bool {
+        var live = try await tx.liveRecords()
+        var refused = false
+        var seen = [RecordKey: Bool]()
+        for (k, item) in batch.enumerated() {
+            guard case .success(let c) = item.change else { continue }
+            let key = RecordKey(c.collection, c.id)
+            let wasLive: Bool
+            if let known = seen[key] { wasLive = known } else {
+                let stored = try await tx.current(c.collection, id: c.id)
+                wasLive = stored.map { $0.body.deletedAt == nil } ?? false
+            }
+            let becomesLive = c.op == .upsert && c.record.deletedAt == nil
+            if becomesLive && !wasLive {
+                if live >= limit {
+                    batch[k].change = .failure(FieldError(field: "record", reason: "\(quotaReason): the account's limit of \(limit) records is reached"))
+                    refused = true
+                    continue
+                }
+                live += 1
+            } else if wasLive && !becomesLive {
+                live -= 1
+            }
+            seen[key] = becomesLive
+        }
+        return refused
     }
 
     /// Each change's result, in order: `rejected` for an invalid one, else its verdict (one per valid change).
@@ -153,7 +194,9 @@ public struct SyncService: Sendable {
         for (opId, change) in batch {
             switch change {
             case .failure(let e):
-                results.append(PushResult(opId: opId, status: "rejected", error: "\(e.field): \(e.reason)"))
+                var result = PushResult(opId: opId, status: "rejected", error: "\(e.field): \(e.reason)")
+                if e.reason.hasPrefix(Self.quotaReason + ":") { result.reason = Self.quotaReason }
+                results.append(result)
             case .success:
                 let v = verdicts[next]
                 results.append(PushResult(opId: opId, status: v.status, error: nil, record: v.record, version: v.version))

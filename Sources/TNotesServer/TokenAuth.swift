@@ -1,13 +1,22 @@
 import Crypto
 import HTTPTypes
 import Hummingbird
+import Synchronization
 import TNotesCore
 
-/// Bearer tokens: 256 random bits shown once; only their SHA-256 is stored. A presented token is hashed
-/// and looked up by hash, so no comparison ever runs over the secret itself, and the lookup key reveals
-/// nothing about it (timing on the hash tells an attacker nothing usable).
+/// Bearer tokens: 256 random bits shown once, one per device; only their SHA-256 is stored. A presented
+/// token is hashed and looked up by hash, so no comparison ever runs over the secret itself, and the lookup
+/// key reveals nothing about it (timing on the hash tells an attacker nothing usable).
 public struct TokenAuth: Sendable {
     let storage: any ServerStorage
+    let metrics: ServerMetrics
+    let seen = DeviceSeen()
+
+    /// Who a request is: the user, and which of their devices.
+    struct Caller: Sendable {
+        let user: Int64
+        let device: String
+    }
 
     public static func newToken() -> String {
         var rng = SystemRandomNumberGenerator()
@@ -18,14 +27,56 @@ public struct TokenAuth: Sendable {
 
     public static func hash(_ token: String) -> String { Hex.encode(SHA256.hash(data: Array(token.utf8))) }
 
-    /// The user the request's token belongs to; 401 otherwise.
-    func user(_ request: Request) async throws -> Int64 {
-        guard let header = request.headers[.authorization] else { throw APIError.unauthorized }
+    /// The bearer token a request carries, if it carries one of a sane length.
+    static func bearer(_ request: Request) -> Substring? {
+        guard let header = request.headers[.authorization] else { return nil }
         let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw APIError.unauthorized }
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
         let token = parts[1].drop(while: { $0 == " " })
-        guard !token.isEmpty, token.count <= 512 else { throw APIError.unauthorized }
-        guard let id = try await storage.userId(tokenHash: Self.hash(String(token))) else { throw APIError.unauthorized }
-        return id
+        guard !token.isEmpty, token.count <= 512 else { return nil }
+        return token
+    }
+
+    /// The user the request's token belongs to; 401 otherwise.
+    func user(_ request: Request) async throws -> Int64 { try await caller(request).user }
+
+    /// The request's user and device; 401 `unauthorized` for no token or an unknown one, 401 `revoked` for a
+    /// revoked device's (or revoked user's) token.
+    func caller(_ request: Request) async throws -> Caller {
+        guard let token = Self.bearer(request) else {
+            metrics.refused(status: 401, reason: "no_token")
+            throw APIError.unauthorized
+        }
+        guard let credential = try await storage.device(tokenHash: Self.hash(String(token))) else {
+            metrics.refused(status: 401, reason: "unknown_token")
+            throw APIError.unauthorized
+        }
+        if credential.revoked {
+            metrics.refused(status: 401, reason: "revoked")
+            throw APIError.revoked
+        }
+        let now = Timestamp.nowMillis()
+        if seen.due(credential, nowMillis: now) { try await storage.touchDevice(credential.device, at: Timestamp.format(millis: now)) }
+        return Caller(user: credential.user, device: credential.device)
+    }
+}
+
+/// When a device was last written as seen: a device's `lastSeenAt` is written at most once a minute, so a
+/// syncing device's requests do not each queue a write behind pushes. Shared by the requests of one
+/// process; with several instances each writes at most once a minute.
+/// A Mutex, not an actor: it is taken for a dictionary look-up on every authenticated request.
+final class DeviceSeen: Sendable {
+    static let intervalMillis: Int64 = 60_000
+    private let written = Mutex<[String: Int64]>([:])
+
+    /// True when this request should write `now` as the device's `lastSeenAt` (and it is then counted written).
+    func due(_ credential: DeviceCredential, nowMillis: Int64) -> Bool {
+        if let stored = credential.lastSeenAt.flatMap(Timestamp.parse), nowMillis - stored < Self.intervalMillis { return false }
+        return written.withLock { map in
+            if let last = map[credential.device], nowMillis - last < Self.intervalMillis { return false }
+            if map.count > 100_000 { map.removeAll(keepingCapacity: true) }
+            map[credential.device] = nowMillis
+            return true
+        }
     }
 }

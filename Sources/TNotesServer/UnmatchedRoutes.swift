@@ -10,7 +10,7 @@ import TNotesCore
 /// The paths and their methods are the router's own (`Router.routes`, read once every route is added), so
 /// the table cannot miss a route; `ServerAPIDescriptionTests` holds the OpenAPI document to the same list.
 struct UnmatchedRoutes: RouterMiddleware {
-    typealias Context = BasicRequestContext
+    typealias Context = ServerRequestContext
 
     /// Each served path with the methods it serves.
     let routes: [(path: RouterPath, methods: Set<String>)]

@@ -67,6 +67,26 @@ extension StoreSession {
         try settleAccepted(run)
     }
 
+    /// The outbox entries the server refused for the account's record quota (`quota: …`, contract §8.6).
+    public func quotaRejected() throws -> [Int64] {
+        try db.query("SELECT seq FROM outbox WHERE state = 'failed' AND last_error LIKE 'quota:%' ORDER BY seq").compactMap { $0[0].int }
+    }
+
+    /// Puts these failed entries back in the queue (a deletion here or elsewhere may have freed room). How many went back.
+    public func requeue(_ seqs: [Int64]) throws -> Int {
+        guard !seqs.isEmpty else { return 0 }
+        let rows = try db.query("""
+            UPDATE outbox SET state = 'queued' WHERE state = 'failed' AND seq IN (SELECT value FROM json_each(?))
+            RETURNING collection, record_id
+            """, [.text(JSON.array(seqs.map { .int($0) }).text)])
+        for row in rows {
+            try db.run("UPDATE records SET sync_state = 'pending' WHERE collection = ? AND id = ?", [row[0], row[1]])
+        }
+        outboxDelta.queued += rows.count
+        outboxDelta.failed -= rows.count
+        return rows.count
+    }
+
     /// A rejected entry stays in the outbox, failed with the reason; its record shows the error.
     private func markFailed(_ entry: QueuedChange, reason: String) throws {
         let was = try db.scalar("SELECT state FROM outbox WHERE seq = ?", [.int(entry.seq)]).string

@@ -107,6 +107,11 @@ public actor AudioTransfers {
                     retryAt = nil
                     continue
                 }
+                if case SyncFailure.revoked = error {
+                    // The sync engine says so and stops; the next kick (a sync that worked) brings the queue back.
+                    retryAt = nil
+                    continue
+                }
                 attempt += 1
                 let delay = SyncEngine.timerSeconds(backoff.delay(attempt: min(attempt, 64), retryAfter: (error as? SyncFailure)?.retryAfter))
                 logger.warning("audio transfer failed; will retry", metadata: ["in": "\(ClockTime.wholeSeconds(delay)) s", "error": "\(error)"])
@@ -120,7 +125,14 @@ public actor AudioTransfers {
         for file in pending {
             guard let path = file.path, let sha = file.sha256 else { continue }
             if isHeld || Task.isCancelled { throw Held() }
-            try await client.uploadAudio(sermonId: file.sermonId, path: path, sha256: sha)
+            do {
+                try await client.uploadAudio(sermonId: file.sermonId, path: path, sha256: sha)
+            } catch SyncFailure.client(status: 413, let detail) {
+                // Over the account's audio quota (or the server's size limit): this file waits for the next pass
+                // (after the next sync: a deleted sermon may have freed room); the others and the downloads go on.
+                logger.warning("audio upload refused: too large for the account", metadata: ["sermon": "\(file.sermonId)", "detail": "\(detail)"])
+                continue
+            }
             try await store.write { s in
                 try s.setAudioFile(AudioFileState(sermonId: file.sermonId, path: path, sha256: sha, sizeBytes: file.sizeBytes,
                                                   localAvailable: true, uploaded: true))

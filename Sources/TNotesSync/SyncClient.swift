@@ -1,12 +1,14 @@
 import TNotesCore
 import TNotesStore
 
-/// Why a sync request failed. Every kind is retried by the backoff timer (an auth failure too: the
-/// token file is read again on each attempt, so fixing it heals the queue without a restart).
+/// Why a sync request failed. Every kind but `revoked` is retried by the backoff timer (an auth failure too:
+/// the token file is read again on each attempt, so fixing it heals the queue without a restart). A revoked
+/// device's token will never work again: the engine stops until it is paired again (contract §8.6).
 public enum SyncFailure: Error, CustomStringConvertible, Sendable {
     case network(String)
     case server(status: Int, retryAfter: Double?, detail: String)
     case unauthorized(String)
+    case revoked(String)
     case client(status: Int, detail: String)
     case malformed(String)
 
@@ -20,6 +22,7 @@ public enum SyncFailure: Error, CustomStringConvertible, Sendable {
         case .network(let m): return "network: \(m)"
         case .server(let s, _, let d): return "server answered \(s)\(d.isEmpty ? "" : ": \(d)")"
         case .unauthorized(let d): return "unauthorized: \(d)"
+        case .revoked(let d): return "revoked: \(d)"
         case .client(let s, let d): return "request refused (\(s))\(d.isEmpty ? "" : ": \(d)")"
         case .malformed(let m): return "unexpected answer: \(m)"
         }
@@ -62,6 +65,8 @@ public struct SyncClient: Sendable {
     static func check(_ r: TransportResponse) throws {
         switch r.status {
         case 200..<300: return
+        case 401 where (try? JSON.parse(r.body))?["error"]?.stringValue == "revoked":
+            throw SyncFailure.revoked("the server revoked this device; pair it again with tnotes sync login URL CODE (its data stays here)")
         case 401, 403: throw SyncFailure.unauthorized("the server refused the token (\(r.status))")
         case 408, 429, 500...599:
             throw SyncFailure.server(status: r.status, retryAfter: r.header("retry-after").flatMap(Self.retryAfter),
@@ -113,7 +118,10 @@ public struct SyncClient: Sendable {
             case "applied": out[opId] = .applied
             case "duplicate": out[opId] = .duplicate
             case "superseded": out[opId] = .superseded
-            case "rejected": out[opId] = .rejected(item["error"]?.stringValue ?? "rejected by the server")
+            case "rejected":
+                // `quota: …` is how the store knows to queue it again (`StoreSession.quotaRejected`).
+                let error = item["error"]?.stringValue ?? "rejected by the server"
+                out[opId] = .rejected(item["reason"]?.stringValue == "quota" ? "quota: \(error)" : error)
             case "merged":
                 guard let change = Self.mergedChange(item, sent: changes.first { $0.opId == opId }) else { continue }
                 out[opId] = .merged(change)
@@ -196,6 +204,25 @@ public struct SyncClient: Sendable {
             throw SyncFailure.malformed("the server's account answer has no handle")
         }
         return kept
+    }
+
+    /// `GET /v1/account`: the handle, use and limits, as the server answers them.
+    func account() async throws -> JSON {
+        let r = try await exchange(try authorized("GET", "/v1/account"))
+        guard let json = try? JSON.parse(r.body), json["usage"] != nil else { throw SyncFailure.malformed("the server's account answer has no usage") }
+        return json
+    }
+
+    /// `GET /v1/devices`: the account's devices.
+    func devices() async throws -> JSON {
+        let r = try await exchange(try authorized("GET", "/v1/devices"))
+        guard let json = try? JSON.parse(r.body), case .array? = json["items"] else { throw SyncFailure.malformed("the server's devices answer has no items") }
+        return json
+    }
+
+    /// `DELETE /v1/devices/{id}`.
+    func revokeDevice(id: String) async throws {
+        _ = try await exchange(try authorized("DELETE", "/v1/devices/\(id)"))
     }
 
     func uploadAudio(sermonId: String, path: String, sha256: String) async throws {

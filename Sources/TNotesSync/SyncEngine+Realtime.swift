@@ -14,7 +14,8 @@ extension SyncEngine {
         let waitSeconds = settings.realtimeWaitSeconds
         while !Task.isCancelled {
             // Held (a pull awaits sync.confirm): asking the server again would only find the same deletions.
-            if state == .held {
+            // Revoked: the token will not work again until the device is paired again.
+            if state == .held || state == .revoked {
                 if !(await realtimeKick.wait(seconds: Self.timerSeconds(settings.interval))) { return }
                 continue
             }

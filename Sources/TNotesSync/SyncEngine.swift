@@ -30,8 +30,9 @@ public struct SyncReport: Sendable, Equatable {
 
 public enum SyncState: String, Sendable {
     /// `held`: a pull would have deleted more than half of this device's live records; nothing more is
-    /// pulled until `sync.confirm` (contract §6.3).
-    case idle, syncing, backoff, offline, held
+    /// pulled until `sync.confirm` (contract §6.3). `revoked`: the server revoked this device's token; nothing
+    /// is retried until it is paired again (`sync.login`) or a sync is asked for by hand (contract §8.6).
+    case idle, syncing, backoff, offline, held, revoked
 }
 
 /// The sync engine: one sync at a time (push the outbox in order, then pull every page), retried with
@@ -65,7 +66,7 @@ public actor SyncEngine {
 
     let store: Store
     let client: SyncClient
-    let settings: Settings
+    public nonisolated let settings: Settings
     let logger: Logger
     let audio: AudioTransfers?
     let onEvent: @Sendable (String, JSONObject) -> Void
@@ -78,6 +79,8 @@ public actor SyncEngine {
     private var triggerCounts: [SyncTrigger: Int] = [:]
     var wanted = false
     private var force = false
+    /// A sync asked for by hand (`sync.now`, `sync.login`): the one kind that tries a revoked device again.
+    private var byHand = false
     var networkUp = true
     private var debounceScheduled = false
     /// Bumped whenever a pending retry is superseded; a retry timer of an older generation does nothing.
@@ -85,7 +88,7 @@ public actor SyncEngine {
     private var waiters: [Int: CheckedContinuation<SyncReport, any Error>] = [:]
     private var nextWaiterIds: [Int] = []
     private var waiterCounter = 0
-    private let wake: AsyncStream<Void>.Continuation
+    let wake: AsyncStream<Void>.Continuation
     private let wakeStream: AsyncStream<Void>
     /// Timers to start (debounce, retry, a waiter's deadline): `run` starts each as a child task of its own
     /// task group, so no timer outlives the engine's run.
@@ -108,9 +111,9 @@ public actor SyncEngine {
     var knownEpoch: String?
     /// The desktop (contract §8.4): the connection is metered, the machine is on battery (the periodic interval
     /// doubles), the machine is about to sleep (no sync starts).
-    private var metered = false
-    private var onBattery = false
-    private var asleep = false
+    var metered = false
+    var onBattery = false
+    var asleep = false
     /// A pull is held when it would tombstone more than half of the live records, and at least this many
     /// (a person deleting 2 of their 3 sermons elsewhere is not a reset server).
     static let massDeleteFloor = 10
@@ -143,6 +146,7 @@ public actor SyncEngine {
         triggerCounts[kind, default: 0] += 1
         wanted = true
         if kind == .manual || kind == .network || kind == .realtime || kind == .resume { force = true }
+        if kind == .manual { byHand = true }
         if kind == .network || kind == .resume { attempt = 0 }
         wake.yield()
     }
@@ -183,36 +187,6 @@ public actor SyncEngine {
             setState(.offline)
         }
     }
-
-    /// The desktop's state (contract §8.4): on a metered connection audio transfers wait (records still sync)
-    /// unless `audioOnMetered`; on battery the periodic interval doubles.
-    public func desktop(metered: Bool, onBattery: Bool) {
-        if metered != self.metered || onBattery != self.onBattery {
-            logger.info("sync adapts to the desktop", metadata: ["metered": "\(metered)", "onBattery": "\(onBattery)",
-                                                               "intervalSeconds": "\(periodicInterval)"])
-        }
-        self.metered = metered
-        self.onBattery = onBattery
-        audio?.hold(metered: metered && !settings.audioOnMetered)
-    }
-
-    /// The machine is about to sleep: no sync starts until it wakes (`resumed`), or until this says otherwise
-    /// (the bus that said so is gone).
-    public func sleeping(_ asleep: Bool) {
-        let woke = self.asleep && !asleep
-        self.asleep = asleep
-        if woke && wanted { wake.yield() }
-    }
-
-    /// The machine woke up: sync now, whatever the backoff said (the network it failed on may be back).
-    public func resumed() {
-        asleep = false
-        realtimeKick.signal()
-        trigger(.resume)
-    }
-
-    /// The periodic sync's interval now: doubled on battery.
-    var periodicInterval: Double { onBattery ? settings.interval * 2 : settings.interval }
 
     /// `sync.now {wait: true}`: starts a sync and answers with the result of a sync that began after the call.
     public func syncAndWait(timeout: Double = 25, trigger kind: SyncTrigger = .manual) async throws -> SyncReport {
@@ -287,6 +261,9 @@ public actor SyncEngine {
 
     private func step() async {
         guard wanted, !asleep else { return }
+        // Revoked: only a sync asked for by hand tries again (the token file may hold a new token by then).
+        if state == .revoked && !byHand { wanted = false; return }
+        byHand = false
         let now = Timestamp.nowMillis()
         if !force {
             if state == .backoff, let at = nextAttemptAt, now < at { return }
@@ -324,6 +301,14 @@ public actor SyncEngine {
             realtimeKick.signal()
             resolve(waiting, .success(report))
             audio?.kick()
+        } catch SyncFailure.revoked(let detail) {
+            // No retry: this token will never work again. The queue and the records stay as they are.
+            attempt = 0
+            nextAttemptAt = nil
+            lastError = "revoked: \(detail)"
+            if state != .revoked { logger.error("sync stopped: this device was revoked on the server", metadata: ["detail": "\(detail)"]) }
+            setState(.revoked)
+            resolve(waiting, .failure(SyncFailure.revoked(detail)))
         } catch {
             attempt += 1
             let delay = settings.backoff.delay(attempt: attempt, retryAfter: (error as? SyncFailure)?.retryAfter)
@@ -387,7 +372,13 @@ public actor SyncEngine {
             }
         }
 
+        // Changes the server refused for the account's quota are pushed again once a sync, after this sync's own
+        // changes (a deletion among them frees the room they need); refused again, they stay failed until the next.
+        let refusedForQuota = store.outboxCounts.failed > 0 ? try await store.read { s in try s.quotaRejected() } : []
         try await pushAll(deviceId: deviceId, batchSize: batchSize, report: &report)
+        if try await store.write({ s in try s.requeue(refusedForQuota) }) > 0 {
+            try await pushAll(deviceId: deviceId, batchSize: batchSize, report: &report)
+        }
 
         let pull = try await pullAll()
         report.pulled += pull.applied
@@ -403,11 +394,6 @@ public actor SyncEngine {
         massDeleteConfirmed = true
         trigger(.manual)
         return held
-    }
-
-    /// Sets this user's public handle on the server (`account.update`, contract §8.5).
-    public nonisolated func updateAccount(handle: String) async throws -> String {
-        try await client.updateAccount(handle: handle)
     }
 
     // MARK: Status

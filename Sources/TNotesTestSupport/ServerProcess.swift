@@ -23,9 +23,9 @@ public final class ServerProcess: @unchecked Sendable {
     public var baseURL: String { "http://127.0.0.1:\(port)" }
     public var storageArguments: [String] { ["--data-dir", dataDir, "--database", database] }
 
-    /// Adds a user through the CLI, returning the token printed on the last line.
+    /// Adds a user through the CLI (`user add --token`), returning the device token printed on the last line.
     public func addUser(_ name: String) throws -> String {
-        let r = try ProcessRunner.run(Binaries.path("tnotes-server"), ["user", "add"] + storageArguments + [name])
+        let r = try ProcessRunner.run(Binaries.path("tnotes-server"), ["user", "add", "--token"] + storageArguments + [name])
         guard r.status == 0, let token = r.stdout.split(separator: "\n").last.map(String.init), !token.isEmpty else {
             throw HarnessError("user add \(name) failed (\(r.status)): \(r.stderr)")
         }
@@ -37,7 +37,9 @@ public final class ServerProcess: @unchecked Sendable {
     public func start(port requested: Int = 0, timeout: Double = 60) throws -> ServerProcess {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Binaries.path("tnotes-server"))
-        p.arguments = ["serve"] + storageArguments + ["--host", "127.0.0.1", "--port", String(requested)] + extraArguments
+        // No rate limit unless a test asks for one: tests drive many devices and loops from one address and token.
+        let rate = extraArguments.contains("--rate-limit") ? [] : ["--rate-limit", "0"]
+        p.arguments = ["serve"] + storageArguments + ["--host", "127.0.0.1", "--port", String(requested)] + rate + extraArguments
         let out = Pipe()
         p.standardOutput = out
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)

@@ -46,9 +46,9 @@ extension Bench {
         defer { if !keep { try? FileManager.default.removeItem(atPath: sd) } }
         var storage = ["--data-dir", sd]
         if let database { storage += ["--database", database] }
-        let token = try run("\(bin)/tnotes-server", ["user", "add"] + storage + ["bench\(scale)\(Int.random(in: 0..<1_000_000))"])
+        let token = try run("\(bin)/tnotes-server", ["user", "add", "--token"] + storage + ["bench\(scale)\(Int.random(in: 0..<1_000_000))"])
             .split(separator: "\n").last.map(String.init) ?? ""
-        let server = try Child("\(bin)/tnotes-server", ["serve"] + storage + ["--port", "0", "--log-level", logLevel], log: "\(sd)/log")
+        let server = try Child("\(bin)/tnotes-server", ["serve"] + storage + ["--port", "0", "--rate-limit", "0", "--log-level", logLevel], log: "\(sd)/log")
         defer { server.stop() }
         let line = try Wait.forLine(in: "\(sd)/log", containing: "listening on http://")
         let url = String(line[line.range(of: "http://")!.lowerBound...].prefix { $0 != " " })

@@ -34,7 +34,7 @@ extension Bench {
     func startServer(dir sd: String, database: String?, name: String) throws -> (Child, String) {
         var storage = ["--data-dir", sd]
         if let database { storage += ["--database", database] }
-        let server = try Child("\(bin)/tnotes-server", ["serve"] + storage + ["--port", "0", "--log-level", logLevel], log: "\(sd)/\(name).log")
+        let server = try Child("\(bin)/tnotes-server", ["serve"] + storage + ["--port", "0", "--rate-limit", "0", "--log-level", logLevel], log: "\(sd)/\(name).log")
         let line = try Wait.forLine(in: "\(sd)/\(name).log", containing: "listening on http://")
         return (server, String(line[line.range(of: "http://")!.lowerBound...].prefix { $0 != " " }))
     }
@@ -42,7 +42,7 @@ extension Bench {
     func addUser(dir sd: String, database: String?) throws -> String {
         var storage = ["--data-dir", sd]
         if let database { storage += ["--database", database] }
-        return try run("\(bin)/tnotes-server", ["user", "add"] + storage + ["rt\(Int.random(in: 0..<1_000_000_000))"])
+        return try run("\(bin)/tnotes-server", ["user", "add", "--token"] + storage + ["rt\(Int.random(in: 0..<1_000_000_000))"])
             .split(separator: "\n").last.map(String.init) ?? ""
     }
 

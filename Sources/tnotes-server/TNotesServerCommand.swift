@@ -91,6 +91,13 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Log level.")
     var logLevel: String?
 
+    @Option(help: "Requests per second per device token (per address without one); 0 turns the limit off (default 50).")
+    var rateLimit: Int?
+
+    func validate() throws {
+        if let r = rateLimit, r < 0 { throw ValidationError("--rate-limit must be 0 (off) or more requests per second") }
+    }
+
     func run() async throws {
         let (cfg, dir, db) = try storage.load()
         let logger = makeLogger(logLevel ?? cfg.logLevel)
@@ -109,6 +116,8 @@ struct Serve: AsyncParsableCommand {
         if let a = cfg.maxAudioBytes { settings.maxAudioBytes = Int64(a) }
         if let m = cfg.maxPushChanges { settings.maxPushChanges = m }
         if let g = cfg.shutdownGraceSeconds { settings.shutdownGrace = .seconds(g) }
+        if let r = rateLimit ?? cfg.rateLimit { settings.rateLimit = r }
+        if let b = cfg.rateBurst { settings.rateBurst = b }
         do {
             try await ServerRuntime.run(storage: store, settings: settings, logger: logger) { [host = settings.host] port in
                 // Written straight to fd 1 so it is seen at once even when stdout is a pipe (tests read it).
@@ -132,26 +141,112 @@ struct Serve: AsyncParsableCommand {
 }
 
 struct User: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Manage users and their tokens.",
-                                                    subcommands: [Add.self, List.self, Revoke.self])
+    static let configuration = CommandConfiguration(abstract: "Manage users, their devices' pairing codes and quotas.",
+                                                    subcommands: [Add.self, Pair.self, List.self, Revoke.self, Quota.self])
 
     struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add a user and print their new token (shown once).")
+        static let configuration = CommandConfiguration(
+            abstract: "Add a user and print a pairing code for their first device (or, with --token, a device token).")
         @OptionGroup var storage: StorageOptions
         @Argument(help: "User name.") var name: String
+        @Flag(help: "Print a device token (shown once) instead of a pairing code: for scripts and provisioning.")
+        var token = false
+        @Option(help: "With --token: the device's name (default: provisioned).")
+        var deviceName = "provisioned"
 
         func run() async throws {
-            let token = TokenAuth.newToken()
-            let name = self.name
+            let name = self.name, asToken = token, deviceName = Devices.name(self.deviceName)
+            if asToken && deviceName.isEmpty { fail("tnotes-server: --device-name must have a visible character", code: 2) }
+            let secret: String
             do {
-                try await storage.withMigrated { store in
-                    try await store.createUser(name: name, tokenHash: TokenAuth.hash(token), at: Timestamp.now())
+                secret = try await storage.withMigrated { store in
+                    let now = Timestamp.nowMillis()
+                    let user = try await store.createUser(name: name, at: Timestamp.format(millis: now))
+                    if asToken {
+                        let token = TokenAuth.newToken()
+                        _ = try await store.addDevice(user: user, name: deviceName, tokenHash: TokenAuth.hash(token),
+                                                      at: Timestamp.format(millis: now))
+                        return token
+                    }
+                    return try await User.newCode(store, user: user, nowMillis: now)
                 }
             } catch {
                 fail("tnotes-server: \(error)", code: 1)
             }
-            print("user \(name) added; this token is shown once, keep it:")
-            print(token)
+            if asToken {
+                print("user \(name) added; this device token is shown once, keep it:")
+            } else {
+                print("user \(name) added; pair a device within 15 minutes with tnotes sync login <server URL> <code>:")
+            }
+            print(secret)
+        }
+    }
+
+    struct Pair: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print a new pairing code for another device of a user.")
+        @OptionGroup var storage: StorageOptions
+        @Argument(help: "User name.") var name: String
+
+        func run() async throws {
+            let name = self.name
+            let code: String?
+            do {
+                code = try await storage.withMigrated { store in
+                    guard let user = try await store.userId(name: name) else { return nil }
+                    return try await User.newCode(store, user: user, nowMillis: Timestamp.nowMillis())
+                }
+            } catch {
+                fail("tnotes-server: \(error)", code: 1)
+            }
+            guard let code else { fail("tnotes-server: no active user \(name)", code: 1) }
+            print("pairing code for \(name), valid 15 minutes and once (tnotes sync login <server URL> <code>):")
+            print(code)
+        }
+    }
+
+    /// A new pairing code for the user, kept hashed; the code itself.
+    static func newCode(_ store: any ServerStorage, user: Int64, nowMillis: Int64) async throws -> String {
+        let code = PairingCode.make()
+        try await store.addPairingCode(user: user, codeHash: PairingCode.hash(normalized: PairingCode.normalize(code) ?? code),
+                                       at: Timestamp.format(millis: nowMillis),
+                                       expiresAt: Timestamp.format(millis: nowMillis + PairingCode.lifetimeMillis))
+        return code
+    }
+
+    struct Quota: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show or set a user's quota: live records and audio bytes (none: no limit).")
+        @OptionGroup var storage: StorageOptions
+        @Argument(help: "User name.") var name: String
+        @Option(help: "Most audio bytes the user's live sermons may hold, or none.") var audioBytes: String?
+        @Option(help: "Most live records the user may hold, or none.") var records: String?
+
+        static func limit(_ text: String?, _ flag: String) -> Int64?? {
+            guard let text else { return .none }
+            if text == "none" || text == "unlimited" { return .some(nil) }
+            guard let n = Int64(text), n >= 0 else { fail("tnotes-server: \(flag) must be a whole number ≥ 0 or none (got \(text))", code: 2) }
+            return .some(n)
+        }
+
+        func run() async throws {
+            let name = self.name
+            let audio = Self.limit(audioBytes, "--audio-bytes"), records = Self.limit(self.records, "--records")
+            let shown: (TNotesServer.Quota, Usage)?
+            do {
+                shown = try await storage.withMigrated { store in
+                    guard let user = try await store.userId(name: name) else { return nil }
+                    var quota = try await store.quota(user: user)
+                    if let audio { quota.audioBytes = audio }
+                    if let records { quota.records = records }
+                    if audio != nil || records != nil { try await store.setQuota(user: user, quota) }
+                    return (quota, try await store.usage(user: user))
+                }
+            } catch {
+                fail("tnotes-server: \(error)", code: 1)
+            }
+            guard let (quota, usage) = shown else { fail("tnotes-server: no active user \(name)", code: 1) }
+            print("records\t\(usage.records) of \(quota.records.map(String.init) ?? "no limit")")
+            print("audio bytes\t\(usage.audioBytes) of \(quota.audioBytes.map(String.init) ?? "no limit")")
         }
     }
 
@@ -167,7 +262,7 @@ struct User: AsyncParsableCommand {
     }
 
     struct Revoke: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Revoke a user's token.")
+        static let configuration = CommandConfiguration(abstract: "Revoke a user and every device of theirs.")
         @OptionGroup var storage: StorageOptions
         @Argument(help: "User name.") var name: String
 

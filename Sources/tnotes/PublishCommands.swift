@@ -86,16 +86,29 @@ enum PublicationOutput {
 struct AccountCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "account",
-        abstract: "Choose your public handle on the sync server: /u/HANDLE lists your published sermons, with a podcast feed.",
+        abstract: "Your sync account: its use and limits, or (--handle) your public handle: /u/HANDLE lists your published sermons, with a podcast feed.",
         discussion: """
             Example:
+              tnotes account
               tnotes account --handle grace-chapel
             """)
 
     @OptionGroup var global: GlobalOptions
-    @Option(name: .long, help: "2 to 40 letters, digits, '-' or '_' (kept lowercase).") var handle: String
+    @Option(name: .long, help: "2 to 40 letters, digits, '-' or '_' (kept lowercase).") var handle: String?
 
     func run() throws {
+        guard let handle else {
+            try Session(global).run(AccountGet.self, NoParams()) { json in
+                func limit(_ v: JSON?) -> String { v?.int64Value.map { String($0) } ?? "no limit" }
+                let usage = json["usage"], quota = json["quota"]
+                return """
+                    handle       \(json["handle"]?.stringValue ?? "none")
+                    records      \(usage?["records"]?.int64Value ?? 0) of \(limit(quota?["records"]))
+                    audio bytes  \(usage?["audioBytes"]?.int64Value ?? 0) of \(limit(quota?["audioBytes"]))
+                    """
+            }
+            return
+        }
         try Session(global).run(AccountUpdate.self, .init(handle: handle)) { json in
             let r = LenientRecord<AccountUpdate.Result>(json)
             return "handle \(r.handle ?? handle): \(r.url ?? "")\nfeed: \(r.url ?? "")/feed.xml"

@@ -34,11 +34,40 @@ struct SyncCommand: ParsableCommand {
             disabled or the server is unreachable; the queue is kept.
 
             Example:
+              tnotes sync login https://notes.example.org ABCD-EFGH
               tnotes sync
               tnotes sync status
             """,
-        subcommands: [Now.self, Status.self, Confirm.self],
+        subcommands: [Now.self, Status.self, Confirm.self, Login.self],
         defaultSubcommand: Now.self)
+
+    struct Login: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "login",
+            abstract: "Pair this device with a sync server, using a code from `tnotes-server user add` or `user pair`.",
+            discussion: """
+                Trades the code (valid 15 minutes, once) for this device's own token, keeps it in sync.token_file \
+                (mode 0600), adds the server and the token file to the config when they are missing, and syncs.
+                Example:
+                  tnotes sync login https://notes.example.org ABCD-EFGH
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The sync server's address.") var url: String
+        @Argument(help: "The pairing code, as printed (case and hyphen do not matter).") var code: String
+        @Option(name: .long, help: "This device's name on the server (default: the host name).") var name: String?
+
+        func run() throws {
+            try Session(global).run(SyncLogin.self, .init(url: url, code: code, name: name)) { json in
+                let r = LenientRecord<SyncLogin.Result>(json)
+                var lines = ["paired as \(r.name ?? "this device") (\(r.deviceId ?? "")) with \(r.serverUrl ?? url); syncing now",
+                             "token kept in \(r.tokenFile ?? "")"]
+                if r.configWritten == true { lines.append("config updated: \(r.configFile ?? "")") }
+                if let w = r.warning { lines.append("warning: \(w)") }
+                return lines.joined(separator: "\n")
+            }
+        }
+    }
 
     struct Now: ParsableCommand {
         static let configuration = CommandConfiguration(

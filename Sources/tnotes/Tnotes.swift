@@ -26,7 +26,7 @@ struct Tnotes: ParsableCommand {
         subcommands: [
             StatusCommand.self, SermonCommand.self, NoteCommand.self, TranscriptCommand.self, SummaryCommand.self,
             AudioCommand.self, RecordCommand.self, TranscribeCommand.self, SummarizeCommand.self, AskCommand.self, JobsCommand.self, SearchCommand.self, RefsCommand.self, VerseCommand.self,
-            PublishCommand.self, UnpublishCommand.self, AccountCommand.self, ForkCommand.self, ExportCommand.self, ImportCommand.self,
+            PublishCommand.self, UnpublishCommand.self, AccountCommand.self, DevicesCommand.self, ForkCommand.self, ExportCommand.self, ImportCommand.self,
             HistoryCommand.self, RestoreCommand.self, ConflictsCommand.self, SyncCommand.self, RPCCommand.self, WatchCommand.self, CompletionsCommand.self, ModelsCommand.self,
         ])
 

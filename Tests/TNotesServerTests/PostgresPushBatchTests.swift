@@ -26,8 +26,7 @@ struct PostgresPushBatchTests {
             group.addTask { try await storage.connectionService?.run() }
             defer { group.cancelAll() }
             try await storage.migrate()
-            try await storage.createUser(name: "u", tokenHash: "hash-u", at: Timestamp.now())
-            let user = try #require(try await storage.userId(tokenHash: "hash-u"))
+            let user = try await storage.createUser(name: "u", at: Timestamp.now())
             try await body(storage, user, url)
         }
     }

@@ -54,7 +54,7 @@ struct SQLiteServerUpgradeTests {
         defer { _ = server.stop() }
         do {
             let db = try SQLiteConnection(path: path, create: false, readOnly: true)
-            #expect(try db.scalar("PRAGMA user_version").int == 7)
+            #expect(try db.scalar("PRAGMA user_version").int == 8)
             let definition = try db.scalar("SELECT sql FROM sqlite_master WHERE name = 'records'").string ?? ""
             #expect(!definition.contains("WITHOUT ROWID"))
             // Step 6: the body checked for its shape, not parsed.

@@ -127,11 +127,11 @@ struct ServerAuthTests {
         }
     }
 
-    @Test("user add prints the token alone on the last line; user list lists users; 256-bit tokens",
+    @Test("user add --token prints the token alone on the last line; user list lists users; 256-bit tokens",
           arguments: Backend.allCases)
     func userCommands(backend: Backend) throws {
         let server = try backend.makeServer()
-        let carol = try server.cli(["user", "add"], ["carol"])
+        let carol = try server.cli(["user", "add", "--token"], ["carol"])
         #expect(carol.status == 0, "user add: \(carol.stderr)")
         let lines = carol.stdout.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.last == "", "stdout ends with a newline")
@@ -140,7 +140,7 @@ struct ServerAuthTests {
         #expect(tokenBits(token) >= 256, "token \(token) carries only \(tokenBits(token)) bits")
         #expect(carol.stdout.components(separatedBy: token).count == 2, "the token is printed once")
 
-        let dave = try server.cli(["user", "add"], ["dave"])
+        let dave = try server.cli(["user", "add", "--token"], ["dave"])
         #expect(dave.status == 0)
         let daveToken = dave.stdout.split(separator: "\n").last.map(String.init) ?? ""
         #expect(tokenBits(daveToken) >= 256)

@@ -14,23 +14,23 @@ struct SyncResetGuardTests {
     }
 
     /// Replaces the server's database by a new, empty one (a new epoch) in which the same user's token is
-    /// valid: what an operator who lost the database and re-created the user (with the old token) would have.
+    /// valid: what an operator who lost the database and re-created the user (with the old device token) would have.
     static func replaceDatabase(of server: ServerProcess, backend: Backend) throws {
         if backend == .postgres {
             let pg = try PostgresServer.shared.get()
-            let hash = try pg.sql(server.database, "SELECT token_hash FROM users WHERE name = 'alice'")
+            let hash = try pg.sql(server.database, "SELECT token_hash FROM devices ORDER BY created_at LIMIT 1")
             try pg.recreateDatabase(server.database)
             _ = try server.addUser("alice")
-            _ = try pg.sql(server.database, "UPDATE users SET token_hash = '\(hash)' WHERE name = 'alice'")
+            _ = try pg.sql(server.database, "UPDATE devices SET token_hash = '\(hash)'")
             return
         }
         let dbPath = server.database.replacingOccurrences(of: "sqlite://", with: "")
         let old = try SQLiteConnection(path: dbPath, create: false)
-        let hash = try old.scalar("SELECT token_hash FROM users WHERE name = 'alice'").string ?? ""
+        let hash = try old.scalar("SELECT token_hash FROM devices ORDER BY created_at LIMIT 1").string ?? ""
         for suffix in ["", "-wal", "-shm"] { unlink(dbPath + suffix) }
         _ = try server.addUser("alice")  // creates the new database, with a new epoch
         let fresh = try SQLiteConnection(path: dbPath, create: false)
-        try fresh.run("UPDATE users SET token_hash = ? WHERE name = 'alice'", [.text(hash)])
+        try fresh.run("UPDATE devices SET token_hash = ?", [.text(hash)])
     }
 
     @Test("the server's database replaced by an empty one: no device loses anything, the server gets everything back once",

@@ -1,7 +1,7 @@
 /// `sync.status`'s result (and `daemon.status`'s `sync`): where the sync engine is. The renderers read it
 /// through `LenientRecord<SyncStatus>`, so a member the daemon leaves out shows as "-", never as a 0 it is not.
 public struct SyncStatus: RecordShape {
-    /// `idle`, `syncing`, `backoff`, `offline`, `held`, `error` or `disabled`.
+    /// `idle`, `syncing`, `backoff`, `offline`, `held`, `revoked` (the server revoked this device), `error` or `disabled`.
     public var state = ""
     public var serverUrl: String?
     public var pendingOps: Int64 = 0
