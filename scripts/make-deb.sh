@@ -138,7 +138,7 @@ Homepage: https://github.com/tnotes/tnotes
 Description: keeps sermon notes safe on the desktop and syncs them
  tnotesd is a daemon that keeps sermon notes, transcripts and summaries in a
  local SQLite store and syncs them across devices through tnotes-server. It
- transcribes audio offline (PocketSphinx; run `tnotes models install` for
+ transcribes audio offline (PocketSphinx; run \`tnotes models install\` for
  sherpa-onnx with Moonshine, from PyPI, which gets far fewer words wrong),
  writes summaries, searches everything noted or said, and reads Bible
  passages offline (SWORD). tnotes is its command-line client. Run it per

@@ -252,6 +252,7 @@ public struct Daemon {
         serviceList.append(supervised("sync-engine", SyncEngineService(slot: sync, logger: logger)))
         serviceList.append(supervised("processing", worker))
         serviceList.append(supervised("desktop-bus", desktop))
+        serviceList.append(supervised("desktop-notices", notices))
         serviceList.append(supervised("desktop-policy", DesktopPolicy(bus: desktop, sync: sync, worker: worker, store: store, logger: logger)))
         serviceList.append(supervised("recording", RecordingService(controller: recording)))
         serviceList.append(supervised("socket-server", server))

@@ -1,3 +1,4 @@
+import ServiceLifecycle
 import Synchronization
 import TNotesCore
 import TNotesDesktop
@@ -7,15 +8,38 @@ import TNotesStore
 /// reason), a pull was held by the reset guard, a conflict opened. Each names its sermon by title. Fed by the
 /// daemon's own events (the worker's `job.changed`, the sync engine's `sync.state`, the store's commits); the
 /// bus drops them when notifications are off or there is no session bus.
-final class DesktopNotices: Sendable {
+///
+/// A Service: the events arrive on threads that must not wait (the worker's, the store's commit observer), and
+/// what they tell needs a read of the store (the sermon's title); they are queued in order and told by `run`,
+/// one after another, in the order they happened.
+final class DesktopNotices: Service, Sendable {
     private let bus: DesktopBus
     private let store: Store
     /// Conflicts already told of (a conflict changes again when it is resolved, or pulled again).
     private let toldConflicts = Mutex<Set<String>>([])
 
+    /// What waits to be told: a finished or failed job, or conflicts that may have opened.
+    private enum Pending: Sendable {
+        case job(what: String, done: Bool, sermonId: String, error: String?)
+        case conflicts([String])
+    }
+    private let queue: AsyncStream<Pending>.Continuation
+    private let pending: AsyncStream<Pending>
+
     init(bus: DesktopBus, store: Store) {
         self.bus = bus
         self.store = store
+        // Bounded: a burst of thousands of jobs or conflicts (a big pull) tells the newest, not a backlog.
+        (pending, queue) = AsyncStream.makeStream(of: Pending.self, bufferingPolicy: .bufferingNewest(256))
+    }
+
+    func run() async throws {
+        for await item in pending.cancelOnGracefulShutdown() {
+            switch item {
+            case .job(let what, let done, let sermonId, let error): await tellJob(what: what, done: done, sermonId: sermonId, error: error)
+            case .conflicts(let ids): await tellConflicts(ids)
+            }
+        }
     }
 
     /// A `job.changed` event: a finished or failed transcription or summary (an answer of the assistant is seen
@@ -25,16 +49,16 @@ final class DesktopNotices: Sendable {
         guard let state = job.state, state == "done" || state == "failed",
               let kind = job.kind, kind == "transcribe" || kind == "summarize", let sermonId = job.sermonId else { return }
         let what = kind == "transcribe" ? "Transcript" : "Summary"
-        let error = job.lastError ?? nil
-        Task {
-            let title = await self.title(sermonId)
-            if state == "done" {
-                self.bus.notify(DesktopNotification(summary: "\(what) ready", body: Self.escaped(title)))
-            } else {
-                let reason = error.map { Self.clipped($0, to: 300) } ?? "unknown error"
-                self.bus.notify(DesktopNotification(summary: "\(what) failed", body: Self.escaped("\(title): \(reason)"),
-                                                    urgency: .critical))
-            }
+        queue.yield(.job(what: what, done: state == "done", sermonId: sermonId, error: job.lastError ?? nil))
+    }
+
+    private func tellJob(what: String, done: Bool, sermonId: String, error: String?) async {
+        let title = await self.title(sermonId)
+        if done {
+            bus.notify(DesktopNotification(summary: "\(what) ready", body: Self.escaped(title)))
+        } else {
+            let reason = error.map { Self.clipped($0, to: 300) } ?? "unknown error"
+            bus.notify(DesktopNotification(summary: "\(what) failed", body: Self.escaped("\(title): \(reason)"), urgency: .critical))
         }
     }
 
@@ -59,17 +83,19 @@ final class DesktopNotices: Sendable {
     func recordsChanged(_ changes: [RecordChange]) {
         let ids = changes.filter { $0.collection == .conflicts && $0.op != .delete }.map(\.id)
         guard !ids.isEmpty else { return }
-        Task {
-            for id in ids {
-                guard let record = try? await self.store.read({ s in try s.record(.conflicts, id: id) }), !record.isDeleted else { continue }
-                let conflict = LenientRecord<Conflict>(object: record.body)
-                guard conflict.state == .open, self.toldConflicts.withLock({ $0.insert(id).inserted }) else { continue }
-                let title = await self.title(conflict.sermonId ?? "")
-                let field = conflict.field ?? "text"
-                self.bus.notify(DesktopNotification(
-                    summary: "Conflict opened",
-                    body: Self.escaped("\(title): the \(field) was changed on two devices; both versions are kept (tnotes conflicts)")))
-            }
+        queue.yield(.conflicts(ids))
+    }
+
+    private func tellConflicts(_ ids: [String]) async {
+        for id in ids {
+            guard let record = try? await store.read({ s in try s.record(.conflicts, id: id) }), !record.isDeleted else { continue }
+            let conflict = LenientRecord<Conflict>(object: record.body)
+            guard conflict.state == .open, toldConflicts.withLock({ $0.insert(id).inserted }) else { continue }
+            let title = await self.title(conflict.sermonId ?? "")
+            let field = conflict.field ?? "text"
+            bus.notify(DesktopNotification(
+                summary: "Conflict opened",
+                body: Self.escaped("\(title): the \(field) was changed on two devices; both versions are kept (tnotes conflicts)")))
         }
     }
 

@@ -37,6 +37,11 @@ public enum PairingCode {
         }
     }
 
+    /// Codes that expired before this (a day before `now`) are deleted; a later one is still told "expired".
+    static func forgottenBefore(_ now: String) -> String {
+        Timestamp.format(millis: (Timestamp.parse(now) ?? 0) - 86_400_000)
+    }
+
     /// The stored form: a hash, as for tokens (a database read leaks no live code).
     public static func hash(normalized code: String) -> String { TokenAuth.hash("pair:" + code) }
 }

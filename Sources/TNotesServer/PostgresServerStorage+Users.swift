@@ -121,9 +121,14 @@ extension PostgresServerStorage {
     }
 
     public func addPairingCode(user: Int64, codeHash: String, at: String, expiresAt: String) async throws {
-        try await client.query("""
-            INSERT INTO pairing_codes(code_hash, user_id, created_at, expires_at) VALUES (\(codeHash), \(user), \(at), \(expiresAt))
-            """, logger: logger)
+        try await client.withTransaction(logger: logger) { conn in
+            // Codes expired a day ago are of no use to anyone: each new code clears them.
+            let forgotten = PairingCode.forgottenBefore(at)
+            try await conn.query("DELETE FROM pairing_codes WHERE expires_at < \(forgotten)", logger: logger)
+            try await conn.query("""
+                INSERT INTO pairing_codes(code_hash, user_id, created_at, expires_at) VALUES (\(codeHash), \(user), \(at), \(expiresAt))
+                """, logger: logger)
+        }
     }
 
     public func redeemPairingCode(codeHash: String, now: String, deviceName: String, tokenHash: String) async throws -> PairingOutcome {

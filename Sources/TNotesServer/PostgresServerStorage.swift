@@ -330,6 +330,17 @@ public final class PostgresServerStorage: ServerStorage, Sendable {
         return nil
     }
 
+    public func audio(user: Int64) async throws -> [String: AudioBlobInfo] {
+        var out = [String: AudioBlobInfo]()
+        for try await (s, sha, size, u, blob) in try await client.query(
+            "SELECT sermon_id, sha256, size_bytes, updated_at, blob_id FROM audio WHERE user_id = \(user)",
+            logger: logger).decode((String, String, Int64, String, String?).self)
+        {
+            out[s] = AudioBlobInfo(sermonId: s, sha256: sha, sizeBytes: size, updatedAt: u, blobId: blob)
+        }
+        return out
+    }
+
     /// Points the sermon's audio at the new blob and drops every other blob of that sermon (the one it
     /// replaces, and any left by an upload that died half-way), in one transaction.
     public func setAudio(user: Int64, _ info: AudioBlobInfo) async throws {

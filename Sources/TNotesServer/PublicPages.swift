@@ -49,8 +49,7 @@ struct PublicPages: Sendable {
         } else {
             let content = PublishedContent(publicId: publicId, snapshot: snapshot, parts: parts, publishedAt: publishedAt, details: record.body)
             let quotes = await scripture.quotes(in: content.notes.map(\.text) + [content.summary?.text ?? ""])
-            body = PublicPageRenderer.html(publicId: publicId, snapshot: snapshot, parts: parts, publishedAt: publishedAt,
-                                           details: record.body, quotes: quotes, audio: audio)
+            body = PublicPageRenderer.html(content, quotes: quotes, audio: audio)
             type = "text/html; charset=utf-8"
         }
         let etag = "\"" + SHA256.hash(data: Array(body.utf8)).prefix(16).map { String(format2: $0) }.joined() + "\""
@@ -112,8 +111,13 @@ public enum PublicPageRenderer {
     /// and canFork, read leniently); `quotes`: the cited verses' text; `audio`: the published audio, if any.
     public static func html(publicId: String, snapshot: JSONObject, parts: JSON?, publishedAt: String, details: JSONObject = [:],
                             quotes: [ScriptureQuote] = [], audio: PublishedAudio? = nil) -> String {
-        let content = PublishedContent(publicId: publicId, snapshot: snapshot, parts: parts, publishedAt: publishedAt, details: details)
-        return page.render(content.mustacheContext(quotes: quotes, audio: audio))
+        html(PublishedContent(publicId: publicId, snapshot: snapshot, parts: parts, publishedAt: publishedAt, details: details),
+             quotes: quotes, audio: audio)
+    }
+
+    /// The HTML page of content already read from its snapshot (the server reads it once, for the quotes too).
+    static func html(_ content: PublishedContent, quotes: [ScriptureQuote], audio: PublishedAudio?) -> String {
+        page.render(content.mustacheContext(quotes: quotes, audio: audio))
     }
 
     /// The JSON text (`GET /p/{publicId}.json`), canonical.

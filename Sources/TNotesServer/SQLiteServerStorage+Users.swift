@@ -112,8 +112,13 @@ extension SQLiteServerStorage {
 
     public func addPairingCode(user: Int64, codeHash: String, at: String, expiresAt: String) async throws {
         try await locked {
-            try db.run("INSERT INTO pairing_codes(code_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
-                       [.text(codeHash), .int(user), .text(at), .text(expiresAt)])
+            try db.transaction {
+                // Codes expired a day ago are of no use to anyone (until then a late one is told "expired"):
+                // each new code clears them.
+                try db.run("DELETE FROM pairing_codes WHERE expires_at < ?", [.text(PairingCode.forgottenBefore(at))])
+                try db.run("INSERT INTO pairing_codes(code_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
+                           [.text(codeHash), .int(user), .text(at), .text(expiresAt)])
+            }
         }
     }
 

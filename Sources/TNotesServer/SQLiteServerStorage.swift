@@ -272,6 +272,18 @@ public final class SQLiteServerStorage: ServerStorage, @unchecked Sendable {
         }
     }
 
+    public func audio(user: Int64) async throws -> [String: AudioBlobInfo] {
+        try await reading {
+            var out = [String: AudioBlobInfo]()
+            for row in try reader.query("SELECT sermon_id, sha256, size_bytes, updated_at FROM audio WHERE user_id = ?", [.int(user)]) {
+                let info = AudioBlobInfo(sermonId: row[0].string ?? "", sha256: row[1].string ?? "", sizeBytes: row[2].int ?? 0,
+                                         updatedAt: row[3].string ?? "")
+                out[info.sermonId] = info
+            }
+            return out
+        }
+    }
+
     public func setAudio(user: Int64, _ info: AudioBlobInfo) async throws {
         try await locked {
             try db.run("""

@@ -124,6 +124,8 @@ public protocol ServerStorage: UserDirectory {
     func publication(publicId: String) async throws -> PublishedRecord?
 
     func audio(user: Int64, sermonId: String) async throws -> AudioBlobInfo?
+    /// Every audio blob of the user, by sermon id (a feed lists them in one read).
+    func audio(user: Int64) async throws -> [String: AudioBlobInfo]
     /// Where this backend keeps audio bytes: files under `directory`, or the database itself.
     func audioBlobs(directory: String) -> any AudioBlobStore
     func setAudio(user: Int64, _ info: AudioBlobInfo) async throws

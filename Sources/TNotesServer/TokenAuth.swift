@@ -56,7 +56,8 @@ public struct TokenAuth: Sendable {
             throw APIError.revoked
         }
         let now = Timestamp.nowMillis()
-        if seen.due(credential, nowMillis: now) { try await storage.touchDevice(credential.device, at: Timestamp.format(millis: now)) }
+        // Best effort: a request is not refused because its device's last-seen time could not be written.
+        if seen.due(credential, nowMillis: now) { try? await storage.touchDevice(credential.device, at: Timestamp.format(millis: now)) }
         return Caller(user: credential.user, device: credential.device)
     }
 }

@@ -52,14 +52,18 @@ struct UserPages: Sendable {
     func published(handle: String) async throws -> [Item]? {
         guard Account.isHandle(handle), let user = try await storage.user(handle: handle) else { return nil }
         var items: [Item] = []
-        for body in try await storage.records(user: user, collection: .publications) {
+        let publications = try await storage.records(user: user, collection: .publications)
+        // One read of the user's audio for the whole list, not one per sermon.
+        let audioFiles = publications.contains { PublishedContent.wanted(LenientRecord<Publication>(object: $0).json(at: \.parts)).contains(.audio) }
+            ? try await storage.audio(user: user) : [:]
+        for body in publications {
             let p = LenientRecord<Publication>(object: body)
             guard p.deletedAt == nil, p.published == true, let snapshot = p.snapshot, let publicId = p.publicId,
                   PublicId.isValid(publicId) else { continue }
             let s = LenientRecord<PublicationSnapshot>(object: snapshot)
             let parts = PublishedContent.wanted(p.json(at: \.parts))
             var audio: PublishedAudio?
-            if parts.contains(.audio), let sermonId = p.sermonId, let info = try await storage.audio(user: user, sermonId: sermonId) {
+            if parts.contains(.audio), let sermonId = p.sermonId, let info = audioFiles[sermonId] {
                 audio = PublishedAudio(path: "/p/\(publicId)/audio", sizeBytes: info.sizeBytes,
                                        type: PublishedAudio.mediaType(fileName: s.nested(\.audio)?.fileName))
             }

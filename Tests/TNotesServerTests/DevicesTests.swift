@@ -225,4 +225,26 @@ struct DevicesTests {
             #expect(metrics.contains("tnotes_refused_requests_total{status=\"429\",reason=\"token\"}"), "\(metrics.suffix(2000))")
         }
     }
+
+    @Test("an upgrade keeps each user's token working, as a device named legacy that can be revoked", arguments: Backend.allCases)
+    func legacyTokens(backend: Backend) throws {
+        let server = try backend.makeServer()
+        let token = try server.addUser("alice")
+        try server.start()
+        _ = server.stop()
+        // Back to the schema before devices (SQLite 7, PostgreSQL 14): the token's hash in users, no devices.
+        let back = backend == .sqlite
+            ? "UPDATE users SET token_hash = (SELECT token_hash FROM devices LIMIT 1); DROP TABLE devices; DROP TABLE pairing_codes; DROP TABLE quotas; PRAGMA user_version = 7;"
+            : "UPDATE users SET token_hash = (SELECT token_hash FROM devices LIMIT 1); DROP TABLE devices; DROP TABLE pairing_codes; DROP TABLE quotas; UPDATE schema_version SET version = 14;"
+        try server.runSQL(backend, back)
+        try server.start()
+        defer { server.stop() }
+        let http = server.client(token)
+        #expect(try http.push([Wire.change(.sermons, Wire.sermon(Wire.id()))]).statuses == ["applied"])
+        let items = try http.get("/v1/devices", headers: noCache).json?["items"]?.arrayValue ?? []
+        #expect(items.count == 1 && items.first?["name"] == "legacy" && items.first?["current"] == true, "\(items)")
+        let id = try #require(items.first?["id"]?.stringValue)
+        #expect(try http.request("DELETE", "/v1/devices/\(id)").status == 204)
+        #expect(try http.get("/v1/sync/pull", headers: noCache).json?["error"]?.stringValue == "revoked")
+    }
 }
