@@ -18,9 +18,13 @@ enum DurableFile {
             guard fchmod(fd.rawValue, mode_t(permissions.rawValue)) == 0 else { throw Errno(rawValue: errno) }
             try fd.writeAll(bytes)
             guard fsync(fd.rawValue) == 0 else { throw Errno(rawValue: errno) }
-            try fd.close()
         } catch {
             try? fd.close()
+            unlink(temp)
+            throw error
+        }
+        // Closed once: a close that fails has still released the descriptor, whose number may be reused at once.
+        do { try fd.close() } catch {
             unlink(temp)
             throw error
         }

@@ -1,4 +1,5 @@
 import Logging
+import Synchronization
 import SystemPackage
 import TNotesConfig
 import TNotesCore
@@ -23,6 +24,14 @@ struct SyncLoginMethod {
     let makeEngine: @Sendable (_ serverURL: String) -> SyncEngine
     let desktop: DesktopBus?
     let logger: Logger
+    /// One login at a time: two at once would each write a token and a config.
+    let inProgress = LoginGate()
+
+    final class LoginGate: Sendable {
+        private let busy = Mutex(false)
+        func begin() -> Bool { busy.withLock { b in defer { b = true }; return !b } }
+        func end() { busy.withLock { $0 = false } }
+    }
 
     func register(into table: inout MethodTable) {
         let method = self
@@ -39,7 +48,15 @@ struct SyncLoginMethod {
 
     func login(_ p: SyncLogin.Params) async throws -> SyncLogin.Result {
         let url = try Self.serverURL(p.url)
-        if let configured = slot.serverURL, Self.trimmed(configured) != url {
+        guard inProgress.begin() else { throw RPCError.unavailable("another sync.login is under way; try again when it has answered") }
+        defer { inProgress.end() }
+        // The server this daemon syncs with, or the one its config file names now (it may have been edited since).
+        let configFile = self.configFile
+        let onDisk = try? await BlockingWork.run { () -> String? in
+            guard case .success(let text) = Daemon.readFile(configFile) else { return nil }
+            return try DaemonConfig.parse(text, file: configFile).sync.serverURL
+        }
+        if let configured = slot.serverURL ?? onDisk ?? nil, Self.trimmed(configured) != url {
             throw RPCError.invalidParams(field: SyncLogin.Params.name(\.url),
                                          reason: "this daemon syncs with \(configured); change sync.server_url in \(configFile) to move to another server")
         }
@@ -48,7 +65,6 @@ struct SyncLoginMethod {
         let (deviceId, token) = try await pair(url: url, code: p.code, name: name)
 
         let tokenFile = slot.tokenFile ?? "\(DurableFile.directory(of: configFile))/token"
-        let configFile = self.configFile
         let configWritten: Bool
         do {
             configWritten = try await BlockingWork.run {

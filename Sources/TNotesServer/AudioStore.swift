@@ -40,13 +40,12 @@ struct AudioStore: Sendable {
         let length = request.headers[.contentLength].flatMap { Int64($0) }
         if let length, length > maxBytes { throw APIError.tooLarge(maxBytes) }
         var upload = AudioUpload(user: user, sermonId: sermonId, declared: declared, maxBytes: maxBytes, now: now)
-        // The audio quota (contract §8.6): the room left, counting this sermon's audio as freed (it is replaced).
-        // Checked before and while the bytes arrive; two uploads of one user at once may both fit the room
-        // they saw and pass it together by at most one file.
+        // The audio quota (contract §8.6): the room left besides this sermon's own audio (which the upload
+        // replaces). Checked before and while the bytes arrive; two uploads of one user at once may both fit the
+        // room they saw and pass it together by at most one file.
         if let quota = try await storage.quota(user: user).audioBytes {
-            let used = try await storage.usage(user: user).audioBytes
-            let replaced = try await storage.audio(user: user, sermonId: sermonId)?.sizeBytes ?? 0
-            let room = max(0, quota - max(0, used - replaced))
+            let used = try await storage.audioBytes(user: user, excluding: sermonId)
+            let room = max(0, quota - used)
             let refusal = APIError.audioQuota(limit: quota, used: used)
             if let length, length > room {
                 metrics.quotaRejected(kind: "audio")

@@ -170,12 +170,18 @@ extension PostgresServerStorage {
         for try await n in try await client.query(
             "SELECT count(*) FROM records WHERE user_id = \(user) AND deleted_at IS NULL", logger: logger
         ).decode(Int64.self) { records = n }
+        audio = try await audioBytes(user: user, excluding: "")
+        return Usage(records: records, audioBytes: audio)
+    }
+
+    /// As SQLite's `liveAudioBytes`: every sermon's audio but the deleted ones' (and `excluding`'s).
+    public func audioBytes(user: Int64, excluding sermonId: String) async throws -> Int64 {
         for try await n in try await client.query("""
             SELECT coalesce(sum(a.size_bytes), 0)::bigint FROM audio a
-            JOIN records r ON r.user_id = a.user_id AND r.collection = 'sermons' AND r.id = a.sermon_id AND r.deleted_at IS NULL
-            WHERE a.user_id = \(user)
-            """, logger: logger).decode(Int64.self) { audio = n }
-        return Usage(records: records, audioBytes: audio)
+            LEFT JOIN records r ON r.user_id = a.user_id AND r.collection = 'sermons' AND r.id = a.sermon_id
+            WHERE a.user_id = \(user) AND a.sermon_id <> \(sermonId) AND (r.id IS NULL OR r.deleted_at IS NULL)
+            """, logger: logger).decode(Int64.self) { return n }
+        return 0
     }
 }
 

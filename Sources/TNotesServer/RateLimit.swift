@@ -8,7 +8,8 @@ import Synchronization
 import TNotesCore
 
 /// Requests per second per token, with a burst (contract §8.6: `[server] rate_limit`, `rate_burst`). A request
-/// without a token (`/healthz`, public pages, pairing) counts against its client's address instead. Over the
+/// without a token the server has found valid (`/healthz`, public pages, pairing, a made-up token) counts against
+/// its client's address instead: an IPv4 address, or an IPv6 /64 (one client commonly holds a whole /64). Over the
 /// limit: 429 with `Retry-After`. Per process: several instances on one database each allow the rate.
 ///
 /// The generic cell rate algorithm: one number per key, the time at which its bucket would be full again
@@ -21,17 +22,19 @@ struct RateLimit: RouterMiddleware {
     let interval: Double
     let burst: Double
     let metrics: ServerMetrics
+    let verified: VerifiedTokens
     private let table = Table()
     static let tableLimit = 50_000
 
-    init(perSecond: Int, burst: Int, metrics: ServerMetrics) {
+    init(perSecond: Int, burst: Int, metrics: ServerMetrics, verified: VerifiedTokens) {
+        self.verified = verified
         interval = 1 / Double(perSecond)
         self.burst = Double(max(burst, 1))
         self.metrics = metrics
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let (key, scope) = Self.key(request, context)
+        let (key, scope) = key(request, context)
         if let wait = admit(key, now: Self.now()) {
             metrics.refused(status: 429, reason: scope)
             throw APIError.rateLimited(retryAfter: max(1, Int(wait.rounded(.up))))
@@ -51,12 +54,30 @@ struct RateLimit: RouterMiddleware {
         }
     }
 
-    /// The token's hash (the token itself is not kept), or the client's address.
-    static func key(_ request: Request, _ context: Context) -> (String, scope: String) {
+    /// A valid token's hash (the token itself is not kept), or the client's address.
+    func key(_ request: Request, _ context: Context) -> (String, scope: String) {
         if let token = TokenAuth.bearer(request) {
-            return ("t" + Hex.encode(SHA256.hash(data: Array(token.utf8)).prefix(16)), "token")
+            let hash = TokenAuth.hash(String(token))
+            if verified.contains(hash: hash) { return ("t" + VerifiedTokens.key(hash: hash), "token") }
         }
-        return ("a" + (context.remoteAddress?.ipAddress ?? "?"), "address")
+        return ("a" + Self.addressKey(context.remoteAddress?.ipAddress ?? "?"), "address")
+    }
+
+    /// An IPv4 address as it is; an IPv6 one as its /64 (its first four groups, spelled out).
+    static func addressKey(_ ip: String) -> String {
+        guard ip.contains(":") else { return ip }
+        var groups = [Substring]()
+        let halves = ip.split(separator: "::", maxSplits: 1, omittingEmptySubsequences: false)
+        let head = halves.first.map { $0.split(separator: ":", omittingEmptySubsequences: true) } ?? []
+        groups.append(contentsOf: head.prefix(4))
+        if groups.count < 4 {
+            // "::" stands for zero groups; what follows it fills the address from the right.
+            let tail = halves.count > 1 ? halves[1].split(separator: ":", omittingEmptySubsequences: true) : []
+            let zeros = max(0, 8 - head.count - tail.count)
+            groups.append(contentsOf: Array(repeating: "0", count: zeros).prefix(4 - groups.count))
+            groups.append(contentsOf: tail.prefix(max(0, 4 - groups.count)))
+        }
+        return groups.map { $0.lowercased() }.joined(separator: ":") + "::/64"
     }
 
     /// Each key's `due` time (a class: a Mutex cannot be copied with the middleware).

@@ -162,17 +162,22 @@ extension SQLiteServerStorage {
     public func usage(user: Int64) async throws -> Usage {
         try await reading {
             let records = try reader.scalar(Self.liveRecordCount, [.int(user)]).int ?? 0
-            let audio = try reader.scalar(Self.liveAudioBytes, [.int(user)]).int ?? 0
+            let audio = try reader.scalar(Self.liveAudioBytes, [.int(user), .text("")]).int ?? 0
             return Usage(records: records, audioBytes: audio)
         }
     }
 
+    public func audioBytes(user: Int64, excluding sermonId: String) async throws -> Int64 {
+        try await reading { try reader.scalar(Self.liveAudioBytes, [.int(user), .text(sermonId)]).int ?? 0 }
+    }
+
     static let liveRecordCount = "SELECT count(*) FROM records WHERE user_id = ? AND deleted_at IS NULL"
-    /// A sermon's audio counts while the sermon is live: deleting the sermon frees it.
+    /// A sermon's audio counts unless the sermon is deleted: deleting it frees the bytes; audio uploaded for a
+    /// sermon with no record (yet) counts, so uploads to made-up ids cannot pass the quota.
     static let liveAudioBytes = """
         SELECT coalesce(sum(a.size_bytes), 0) FROM audio a
-        JOIN records r ON r.user_id = a.user_id AND r.collection = 'sermons' AND r.id = a.sermon_id AND r.deleted_at IS NULL
-        WHERE a.user_id = ?
+        LEFT JOIN records r ON r.user_id = a.user_id AND r.collection = 'sermons' AND r.id = a.sermon_id
+        WHERE a.user_id = ? AND a.sermon_id <> ? AND (r.id IS NULL OR r.deleted_at IS NULL)
         """
 }
 

@@ -43,7 +43,7 @@ public struct ServerApp: Sendable {
                            storage: storage)
         let metrics = ServerMetrics()
         self.metrics = metrics
-        auth = TokenAuth(storage: storage, metrics: metrics)
+        auth = TokenAuth(storage: storage, metrics: metrics, verified: VerifiedTokens())
         pages = PublicPages(storage: storage)
         self.settings = settings
         self.logger = logger
@@ -54,7 +54,8 @@ public struct ServerApp: Sendable {
         router.add(middleware: AccessLog(logger: logger, metrics: metrics))
         // After the log (a 429 is logged and counted), before every route (it is answered before any work).
         if settings.rateLimit > 0 {
-            router.add(middleware: RateLimit(perSecond: settings.rateLimit, burst: settings.rateBurst, metrics: metrics))
+            router.add(middleware: RateLimit(perSecond: settings.rateLimit, burst: settings.rateBurst, metrics: metrics,
+                                             verified: auth.verified))
         }
         addRoutes(to: router)
         // Added after every route, from the routes themselves: the 405 table cannot miss one. A middleware wraps

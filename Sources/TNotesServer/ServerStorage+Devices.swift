@@ -43,8 +43,8 @@ public struct Quota: Sendable, Equatable {
     public var isLimited: Bool { records != nil || audioBytes != nil }
 }
 
-/// What a user holds: live records (tombstones do not count), and the audio of live sermons (a deleted
-/// sermon's audio frees its bytes at once).
+/// What a user holds: live records (tombstones do not count), and the audio of every sermon but the deleted
+/// ones (a deleted sermon's audio frees its bytes at once; audio of a sermon not pushed yet counts).
 public struct Usage: Sendable, Equatable {
     public let records: Int64
     public let audioBytes: Int64
@@ -85,4 +85,6 @@ public protocol UserDirectory: Sendable {
     func quota(user: Int64) async throws -> Quota
     func setQuota(user: Int64, _ quota: Quota) async throws
     func usage(user: Int64) async throws -> Usage
+    /// The audio bytes `Usage` counts, leaving out one sermon's (the one an upload replaces).
+    func audioBytes(user: Int64, excluding sermonId: String) async throws -> Int64
 }

@@ -151,8 +151,10 @@ public struct SyncService: Sendable {
     static let quotaReason = "quota"
 
     /// Refuses, in batch order, each change that would take the user past `limit` live records (contract §8.6):
-    /// one that makes a record live (new, or over a tombstone) while the count is at the limit. A delete of
-    /// a live record frees a place for the changes after it. True when it refused any.
+    /// one that makes a record live (new, or over a tombstone) while the count is at the limit. A delete in the
+    /// same batch frees no place yet: whether it applies is the merge's to decide (a stale delete is superseded,
+    /// and counting it let a batch of stale deletes carry as many new records past the quota). The device pushes
+    /// a refused change again on its next sync, when the deletion has been counted. True when it refused any.
     static func overQuota(_ batch: inout [(opId: String, change: Result<Change, FieldError>)], limit: Int64,
                           _ tx: any ServerTransaction) async throws -> Bool {
         var live = try await tx.liveRecords()
@@ -174,8 +176,6 @@ public struct SyncService: Sendable {
                     continue
                 }
                 live += 1
-            } else if wasLive && !becomesLive {
-                live -= 1
             }
             seen[key] = becomesLive
         }

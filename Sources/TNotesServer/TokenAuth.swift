@@ -11,6 +11,8 @@ public struct TokenAuth: Sendable {
     let storage: any ServerStorage
     let metrics: ServerMetrics
     let seen = DeviceSeen()
+    /// Tokens found valid, by their rate-limit key: the rate limit keys a request by its token only then.
+    let verified: VerifiedTokens
 
     /// Who a request is: the user, and which of their devices.
     struct Caller: Sendable {
@@ -47,19 +49,44 @@ public struct TokenAuth: Sendable {
             metrics.refused(status: 401, reason: "no_token")
             throw APIError.unauthorized
         }
-        guard let credential = try await storage.device(tokenHash: Self.hash(String(token))) else {
+        let hash = Self.hash(String(token))
+        guard let credential = try await storage.device(tokenHash: hash) else {
             metrics.refused(status: 401, reason: "unknown_token")
             throw APIError.unauthorized
         }
         if credential.revoked {
+            verified.forget(hash)
             metrics.refused(status: 401, reason: "revoked")
             throw APIError.revoked
         }
+        verified.remember(hash)
         let now = Timestamp.nowMillis()
         // Best effort: a request is not refused because its device's last-seen time could not be written.
         if seen.due(credential, nowMillis: now) { try? await storage.touchDevice(credential.device, at: Timestamp.format(millis: now)) }
         return Caller(user: credential.user, device: credential.device)
     }
+}
+
+/// Tokens the server found valid, by the key the rate limit uses (the first 128 bits of the token's hash). A
+/// request is counted against its token only when the token is here; any other is counted against its address,
+/// so made-up tokens (one per request) cannot each have a bucket of their own. Bounded: past the limit it starts
+/// again, and a token forgotten that way is counted by address until its next request proves it again.
+final class VerifiedTokens: Sendable {
+    static let limit = 100_000
+    private let keys = Mutex<Set<Substring>>([])
+
+    static func key(hash: String) -> Substring { hash.prefix(32) }
+
+    func remember(_ hash: String) {
+        keys.withLock { keys in
+            if keys.count >= Self.limit { keys.removeAll(keepingCapacity: true) }
+            keys.insert(Self.key(hash: hash))
+        }
+    }
+
+    func forget(_ hash: String) { _ = keys.withLock { $0.remove(Self.key(hash: hash)) } }
+
+    func contains(hash: String) -> Bool { keys.withLock { $0.contains(Self.key(hash: hash)) } }
 }
 
 /// When a device was last written as seen: a device's `lastSeenAt` is written at most once a minute, so a

@@ -183,7 +183,8 @@ public actor SyncEngine {
         if usable {
             realtimeKick.signal()
             trigger(.network)
-        } else if state != .syncing {
+        } else if state != .syncing && state != .revoked && state != .held {
+            // Revoked and held say more than "offline", and only a sync by hand or a confirm may end them.
             setState(.offline)
         }
     }
@@ -376,7 +377,7 @@ public actor SyncEngine {
         // changes (a deletion among them frees the room they need); refused again, they stay failed until the next.
         let refusedForQuota = store.outboxCounts.failed > 0 ? try await store.read { s in try s.quotaRejected() } : []
         try await pushAll(deviceId: deviceId, batchSize: batchSize, report: &report)
-        if try await store.write({ s in try s.requeue(refusedForQuota) }) > 0 {
+        if !refusedForQuota.isEmpty, try await store.write({ s in try s.requeue(refusedForQuota) }) > 0 {
             try await pushAll(deviceId: deviceId, batchSize: batchSize, report: &report)
         }
 

@@ -161,6 +161,12 @@ struct DevicesTests {
             // The legacy API is held to the same quota: a new sermon is 413, and nothing is stored.
             let legacy = try a.post("/api/create-sermon", json: ["localId": .string(Wire.id()), "title": "Over the quota"])
             #expect(legacy.status == 413 && legacy.json?["error"]?.stringValue == "quota_exceeded", "\(legacy.text)")
+            // A stale delete (older than the record it names: superseded) frees no room for a new record in its batch.
+            let stale = try a.push([
+                Wire.change(.notes, Wire.note(n[0], sermonId: s1, text: "a", updatedAt: Wire.time(-10), deletedAt: Wire.time(-10))),
+                Wire.change(.notes, Wire.note(Wire.id(), sermonId: s1, text: "rides on a stale delete")),
+            ])
+            #expect(stale.statuses == ["superseded", "rejected"], "\(stale.results)")
             // An update of a live record is not a new one.
             #expect(try a.push([Wire.change(.sermons, Wire.sermon(s1, title: "One, renamed", updatedAt: Wire.time(5)))]).statuses == ["applied"])
 
@@ -191,6 +197,10 @@ struct DevicesTests {
             #expect(freed?["usage"]?["records"]?.int64Value == 2 && freed?["usage"]?["audioBytes"]?.int64Value == 0, "\(String(describing: freed))")
             #expect(try a.putAudio(s2, small, headers: ["X-Content-SHA256": TestSHA256.hex(small)]).status == 201)
             #expect(try a.push([Wire.change(.notes, Wire.note(Wire.id(), sermonId: s2, text: "fits now"))]).statuses == ["applied"])
+            // Audio for sermons that have no record counts too: made-up ids cannot carry bytes past the quota.
+            let third = testBytes(300, seed: 4)
+            #expect(try a.putAudio(Wire.id(), third, headers: ["X-Content-SHA256": TestSHA256.hex(third)]).status == 201)
+            #expect(try a.putAudio(Wire.id(), third, headers: ["X-Content-SHA256": TestSHA256.hex(third)]).status == 413)
             let metrics = try server.client().get("/metrics").text
             #expect(metrics.contains("tnotes_quota_rejections_total{kind=\"audio\"}"), "\(metrics.suffix(2000))")
         }
@@ -217,7 +227,11 @@ struct DevicesTests {
             // Without a token: per address.
             var health = [Int]()
             for _ in 0..<8 { health.append(try server.client().get("/healthz").status) }
-            #expect(health.prefix(5).allSatisfy { $0 == 200 } && health.last == 429, "\(health)")
+            // (Each token's first request, before the server knew it valid, was counted here too: 2 of the 5.)
+            #expect(health.prefix(3).allSatisfy { $0 == 200 } && health.last == 429, "\(health)")
+            // A made-up token gets no bucket of its own: it is counted by address (pairing guesses included).
+            let guess = try server.client("tn_" + String(repeating: "7", count: 64)).pair("ABCD-EFGH", name: "guess")
+            #expect(guess.status == 429, "\(guess.status) \(guess.text)")
             // After the wait, the token works again.
             Thread.sleep(forTimeInterval: Double(retry) + 0.2)
             #expect(try a.get("/v1/sync/pull", headers: noCache).status == 200)
