@@ -213,7 +213,7 @@ let package = Package(
         .testTarget(name: "TNotesCLITests", dependencies: ["TNotesTestSupport", "TNotesCore", "TNotesCLIRender", "TNotesSQLite", "tnotes", "tnotesd"],
                     resources: [.copy("Golden")]),
         .testTarget(name: "TNotesReliabilityTests", dependencies: ["TNotesTestSupport", "TNotesCore", "tnotesd", "tnotes-server"]),
-        .testTarget(name: "TNotesSyncTests", dependencies: ["TNotesTestSupport", "TNotesCore", "TNotesStore", "TNotesSQLite", "TNotesSync", "tnotesd", "tnotes-server"]),
+        .testTarget(name: "TNotesSyncTests", dependencies: ["TNotesTestSupport", "TNotesCore", "TNotesStore", "TNotesSQLite", "TNotesSync", "tnotesd", "tnotes-server", "tnotes"]),
         .testTarget(name: "TNotesScriptureTests", dependencies: ["TNotesScripture"]),
         .testTarget(name: "TNotesBibleTests", dependencies: ["TNotesBible", "TNotesScripture"]),
         .testTarget(name: "TNotesProcessingTests", dependencies: [

@@ -15,6 +15,14 @@ public enum ProgressText {
         return "syncing: pushed \(pushed)/\(max(toPush, pushed)), pulled \(pulled)"
     }
 
+    /// `fetching audio: 12.3 MB of 50.0 MB (24%)`, from an `audio.progress` event's params (a fetch under way).
+    public static func audio(_ p: JSON) -> String {
+        let bytes = max(0, p["bytes"]?.int64Value ?? 0)
+        guard let total = p["total"]?.int64Value, total > 0 else { return "fetching audio: \(Format.bytes(bytes))" }
+        let percent = Format.clampedInt(Double(bytes) / Double(total) * 100)
+        return "fetching audio: \(Format.bytes(bytes)) of \(Format.bytes(total)) (\(percent)%)"
+    }
+
     /// `transcribing: 42%` for a running job's `progress` (a fraction), `transcribing…` without one.
     public static func job(label: String, progress: JSON?) -> String {
         guard let p = progress?.doubleValue else { return "\(label)…" }

@@ -88,6 +88,34 @@ public struct TableReader {
         return d
     }
 
+    /// A size in bytes: an integer, or a string with a unit, "500MB" or "2GiB" (kB, MB, GB, TB are powers of
+    /// 1000; K/KiB, M/MiB, G/GiB, T/TiB of 1024, as systemd reads them).
+    public mutating func bytes(_ key: String) throws(ConfigError) -> Int64? {
+        guard let v = value(key) else { return nil }
+        if v.type == .int, let i = v.int {
+            guard i >= 0 else { throw fail(key, "must not be negative (got \(i))") }
+            return Int64(i)
+        }
+        guard v.type == .string, let text = v.string, let n = Self.parseBytes(text) else {
+            throw fail(key, "must be a number of bytes, or a size such as \"500MB\" or \"2GiB\"")
+        }
+        return n
+    }
+
+    static func parseBytes(_ text: String) -> Int64? {
+        let trimmed = text.filter { $0 != " " && $0 != "_" }
+        let digits = trimmed.prefix { $0.isNumber || $0 == "." }
+        guard let number = Double(digits), number.isFinite, number >= 0 else { return nil }
+        let units: [String: Double] = ["": 1, "b": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12,
+                                       "k": 1024, "kib": 1024, "m": 1_048_576, "mib": 1_048_576,
+                                       "g": 1_073_741_824, "gib": 1_073_741_824, "t": 1_099_511_627_776, "tib": 1_099_511_627_776]
+        guard let unit = units[trimmed.dropFirst(digits.count).lowercased()] else { return nil }
+        let bytes = (number * unit).rounded()
+        // 2^63 itself does not fit: refuse rather than trap in the conversion.
+        guard bytes < 9.2e18 else { return nil }
+        return Int64(bytes)
+    }
+
     /// A command line as an array of strings (never a shell string): at least the program.
     public mutating func argv(_ key: String) throws(ConfigError) -> [String]? {
         guard let v = value(key) else { return nil }

@@ -73,7 +73,7 @@ struct AudioImporter {
             unlink(temp)
             throw RPCError.internalError("rename failed: \(String(cString: strerror(errno)))")
         }
-        DaemonPaths.fsyncDirectory(audioDirectory)
+        DirectorySync.fsync(audioDirectory)
         return Imported(path: target, fileName: fileName, sizeBytes: total, sha256: Hex.encode(hasher.finalize()))
     }
 

@@ -89,14 +89,17 @@ public struct Daemon {
     /// The sync engine for the server at `url`; its token is read from `slot.tokenFile` (or the environment) on
     /// every attempt.
     static func makeSyncEngine(url: String, config: DaemonConfig.SyncConfig, audioDirectory: String, slot: SyncSlot, store: Store,
-                               hub: EventHub, notices: DesktopNotices, env: [String: String], logger: Logger) -> SyncEngine {
+                               hub: EventHub, notices: DesktopNotices, pins: AudioPins, startedAtMillis: Int64,
+                               env: [String: String], logger: Logger) -> SyncEngine {
         let token: @Sendable () throws -> String = {
             try SyncToken.read(env: env, tokenFile: slot.tokenFile)
         }
         let client = SyncClient(serverURL: url, token: token, transport: CurlTransport(caFile: config.caFile))
         let backoff = BackoffPolicy(base: config.backoffBase, factor: 2, max: config.backoffMax)
         let audio = AudioTransfers(store: store, client: client, audioDirectory: audioDirectory, backoff: backoff,
-                                   logger: logger)
+                                   settings: config.audio, pins: pins, logger: logger, processStartMillis: startedAtMillis) { topic, fields in
+            hub.publish(topic: topic, fields)
+        }
         var settings = SyncEngine.Settings(serverURL: url, interval: config.interval, backoff: backoff,
                                            batchSize: config.batchSize, realtime: config.realtime)
         settings.audioOnMetered = config.audioOnMetered
@@ -120,7 +123,7 @@ public struct Daemon {
         PublishMethods(store: store, sync: sync).register(into: &table)
         ForkMethod(store: store, sync: sync, caFile: caFile).register(into: &table)
         AccountMethods(sync: sync).register(into: &table)
-        AudioMethods(store: store, importer: AudioImporter(audioDirectory: audioDirectory),
+        AudioMethods(store: store, importer: AudioImporter(audioDirectory: audioDirectory), sync: sync,
                      autoTranscribe: processing.autoTranscribe, worker: worker).register(into: &table)
         ProcessingMethods(store: store, worker: worker, settings: processing).register(into: &table)
         BackupMethods(store: store).register(into: &table)
@@ -143,6 +146,7 @@ public struct Daemon {
     }
 
     public func run() async throws {
+        let startedAtMillis = Timestamp.nowMillis()
         let env = ProcessEnvironment.current
         // Everything the daemon creates (db, audio, backups, socket) is for its owner alone.
         umask(0o077)
@@ -180,9 +184,11 @@ public struct Daemon {
         let notices = DesktopNotices(bus: desktop, store: store)
         // The engine is there from the start when sync.server_url is set, or from the moment sync.login pairs the device.
         let sync = SyncSlot(tokenFile: config.sync.tokenFile)
+        // Audio a transcription reads: the sync engine's audio cache never evicts it.
+        let pins = AudioPins()
         let makeEngine: @Sendable (String) -> SyncEngine = { [syncConfig = config.sync, audioDirectory = paths.audioDirectory] url in
             Self.makeSyncEngine(url: url, config: syncConfig, audioDirectory: audioDirectory, slot: sync, store: store, hub: hub,
-                                notices: notices, env: env, logger: logger)
+                                notices: notices, pins: pins, startedAtMillis: startedAtMillis, env: env, logger: logger)
         }
         if let url = config.sync.serverURL { _ = sync.install(makeEngine(url)) }
         store.addObserver { changes in
@@ -193,12 +199,12 @@ public struct Daemon {
         let activated = SystemdNotifier.activatedSocket()
         let socketPath = activated.flatMap(SystemdNotifier.socketPath) ?? paths.socketPath
         let info = DaemonInfo(version: TNotesVersion.string, socketPath: socketPath, dataDir: paths.dataDir,
-                              startedAtMillis: Timestamp.nowMillis())
+                              startedAtMillis: startedAtMillis)
         var processing = config.processing
         processing.dataModelDirectory = "\(paths.dataDir)/models"
         processing.recognizerExecutable = Self.executablePath
         let worker = ProcessingWorker(store: store, settings: processing, scratchDirectory: paths.scratchDirectory,
-                                      logger: logger) { topic, fields in
+                                      audio: AudioMethods.audioAccess(sync: sync, pins: pins), logger: logger) { topic, fields in
             hub.publish(topic: topic, fields)
             if topic == "job.changed" { notices.jobChanged(fields) }
         }

@@ -1,6 +1,7 @@
 import TNotesConfig
 import TNotesCore
 import TNotesProcessing
+import TNotesSync
 import TOMLKit
 
 #if canImport(Glibc)
@@ -55,6 +56,8 @@ public struct DaemonConfig: Sendable, Equatable {
         public var realtime = true
         /// Audio transfers go on over a metered connection (contract §8.4).
         public var audioOnMetered = false
+        /// Which sermons' audio comes down, and the local cache's cap (contract §8.7).
+        public var audio = AudioSettings()
     }
 
     public init() {}
@@ -131,6 +134,14 @@ extension DaemonConfig {
             if let v = try s.int("batch_size", min: 1, max: 5000) { c.sync.batchSize = v }
             if let v = try s.bool("realtime") { c.sync.realtime = v }
             if let v = try s.bool("audio_on_metered") { c.sync.audioOnMetered = v }
+            if let v = try s.string("audio") {
+                guard let mode = AudioMode(rawValue: v) else {
+                    let modes = AudioMode.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+                    throw ConfigError(file: file, key: "sync.audio", problem: "must be one of \(modes) (got \"\(v)\")")
+                }
+                c.sync.audio.mode = mode
+            }
+            c.sync.audio.cacheBytes = try s.bytes("audio_cache_bytes")
             try s.finish()
             if c.sync.backoffMax < c.sync.backoffBase {
                 throw ConfigError(file: file, key: "sync.backoff_max", problem: "must not be less than sync.backoff_base")

@@ -111,15 +111,6 @@ public struct DaemonPaths: Sendable, Equatable {
             chmod(current, 0o700)
         }
     }
-
-    /// Makes a rename inside `dir` durable.
-    static func fsyncDirectory(_ dir: String) {
-        let fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if fd >= 0 {
-            fsync(fd)
-            close(fd)
-        }
-    }
 }
 
 

@@ -1,5 +1,6 @@
 import SystemPackage
 import TNotesCore
+import TNotesLifecycle
 
 #if canImport(Glibc)
 import Glibc
@@ -33,7 +34,7 @@ enum DurableFile {
             unlink(temp)
             throw e
         }
-        DaemonPaths.fsyncDirectory(directory(of: path))
+        DirectorySync.fsync(directory(of: path))
     }
 
     static func directory(of path: String) -> String {

@@ -25,8 +25,9 @@ struct ProcessingMethods {
         table.add(MethodSpec(TranscriptGenerate.self, summary: "Queue a transcription of the sermon's audio (on the device that holds it).",
                              result: Self.jobResult) { p, _ in
             let sermonId = p.sermonId
+            let canFetch = worker?.canFetchAudio ?? false
             let job = try await store.write { s in
-                try Self.queueTranscription(sermonId: sermonId, in: s, requireAudio: true, byHand: true)
+                try Self.queueTranscription(sermonId: sermonId, in: s, requireAudio: true, byHand: true, canFetch: canFetch)
             }
             // An automatic transcription already under way is the one asked for now: it moves to the priority
             // of a job asked for by hand.
@@ -119,10 +120,12 @@ struct ProcessingMethods {
     }
 
     /// Queues a transcription of the sermon's audio unless one is queued or running (then that one is returned).
-    /// `requireAudio`: refuse when this device does not hold the audio (only that device transcribes).
+    /// `requireAudio`: refuse when this device does not hold the audio and cannot fetch it (`canFetch`: audio
+    /// on demand, contract §8.7; without it only that device transcribes).
     /// `byHand`: a person asked for it (`transcript.generate`), not an import (`JobRecord.byHandKey`); an
     /// automatic job found unfinished becomes one asked for by hand.
-    static func queueTranscription(sermonId: String, in s: StoreSession, requireAudio: Bool, byHand: Bool) throws -> JobRecord {
+    static func queueTranscription(sermonId: String, in s: StoreSession, requireAudio: Bool, byHand: Bool,
+                                   canFetch: Bool = false) throws -> JobRecord {
         let sermon = try s.liveRecord(.sermons, sermonId)
         if let existing = try s.unfinishedJob(kind: .transcribe, sermonId: sermonId) {
             if byHand && !existing.isHandRequested { return try s.markJobHandRequested(id: existing.id) ?? existing }
@@ -133,8 +136,11 @@ struct ProcessingMethods {
                 throw RPCError.unavailable("sermon \(sermonId) has no audio to transcribe; import it with audio.import")
             }
             let file = try s.audioFile(sermonId: sermonId)
-            guard let file, file.localAvailable, file.sha256 == wanted else {
-                throw RPCError.unavailable("the audio of sermon \(sermonId) is not on this device; transcribe it on the device that imported it")
+            guard canFetch || (file?.localAvailable == true && file?.sha256 == wanted) else {
+                throw RPCError.unavailable("""
+                    the audio of sermon \(sermonId) is not on this device, and sync cannot fetch it ([sync] audio = "never", \
+                    or no sync server); transcribe it on the device that imported it
+                    """)
             }
         }
         let job = try s.enqueueJob(kind: .transcribe, sermonId: sermonId, params: [JobRecord.byHandKey: .bool(byHand)])

@@ -49,7 +49,7 @@ struct SyncEngineService: Service {
 
     func run() async throws {
         var arrivals = slot.arrivals.cancelOnGracefulShutdown().makeAsyncIterator()
-        guard let engine = try await arrivals.next() else { return }
+        guard let engine = await arrivals.next() else { return }
         let logger = self.logger
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask {

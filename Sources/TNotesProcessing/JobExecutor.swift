@@ -16,6 +16,8 @@ struct JobExecutor: Sendable {
 
     /// Called with each transcription's engine (the worker logs a change of engine once).
     var onEngineChosen: @Sendable (EngineChoice) -> Void = { _ in }
+    /// Audio this device does not hold comes by sync (nil: only the device holding it transcribes).
+    var audio: AudioAccess?
 
     static let summarizer = ExtractiveSummarizer(referencesIn: { text in
         ScriptureReferences.references(in: text).map(\.display)
@@ -34,11 +36,20 @@ struct JobExecutor: Sendable {
 
     private func transcribe(_ job: JobRecord, context: JobContext) async throws -> @Sendable (StoreSession) throws -> Void {
         let sermonId = job.sermonId
+        // Pinned for the whole job: the audio cache never evicts a file the engine is reading.
+        audio?.pins.pin(sermonId)
+        defer { audio?.pins.unpin(sermonId) }
+        if let audio {
+            // Fetched first when this device does not hold it (on demand); a copy here counts as used. Errors
+            // other than PermanentJobError (the network, a metered connection) retry with the job's backoff.
+            try await audio.fetch(sermonId, job.isHandRequested)
+        }
         let path: String = try await store.read { s in
             let sermon = try s.liveRecord(.sermons, sermonId)
             let wanted = sermon.body[field: \Sermon.audio]?["sha256"]?.stringValue
             guard wanted != nil else { throw PermanentJobError("the sermon has no audio") }
-            // Only the device holding the audio transcribes; the others get the transcript by sync.
+            // Without a way to fetch it, only the device holding the audio transcribes; the others get the
+            // transcript by sync.
             guard let file = try s.audioFile(sermonId: sermonId), file.localAvailable, file.sha256 == wanted,
                   let path = file.path, access(path, R_OK) == 0
             else { throw PermanentJobError("the sermon's audio is not on this device") }

@@ -30,11 +30,12 @@ public final class ProcessingWorker: Service, Sendable {
     }
     private let running = Mutex(Running())
 
-    public init(store: Store, settings: ProcessingSettings, scratchDirectory: String, logger: Logger,
+    public init(store: Store, settings: ProcessingSettings, scratchDirectory: String, audio: AudioAccess? = nil, logger: Logger,
                 publish: @escaping @Sendable (_ topic: String, _ fields: JSONObject) -> Void) {
         self.store = store
         self.settings = settings
         var executor = JobExecutor(store: store, settings: settings, scratchDirectory: scratchDirectory)
+        executor.audio = audio
         let engineLog = EngineLog(logger: logger)
         executor.onEngineChosen = { engineLog.note($0) }
         self.executor = executor
@@ -43,6 +44,9 @@ public final class ProcessingWorker: Service, Sendable {
         self.publish = publish
         self.wakes = (0..<max(1, settings.workers)).map { _ in WakeSignal() }
     }
+
+    /// Whether a transcription can fetch audio this device does not hold (audio on demand).
+    public var canFetchAudio: Bool { executor.audio?.canFetch() ?? false }
 
     /// A job was queued: an idle loop takes it at once.
     public func jobQueued() {

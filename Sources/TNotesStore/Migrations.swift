@@ -350,6 +350,11 @@ public enum Migrations {
             ALTER TABLE jobs ADD COLUMN engine TEXT;
             ALTER TABLE jobs ADD COLUMN model TEXT;
             """),
+        // Audio on demand (contract §8.7): a local copy's last use orders the cache's evictions (least recently
+        // used first). `updated_at` cannot serve: every write of the row (an upload's flag too) stamps it.
+        Migration(version: 13, summary: "the last use of a local audio copy (the audio cache's order)", sql: """
+            ALTER TABLE audio_files ADD COLUMN last_used_at TEXT;
+            """),
     ]
 
     public static var latestVersion: Int { all.last!.version }

@@ -134,30 +134,4 @@ extension StoreSession {
             ON CONFLICT(id) DO UPDATE SET cursor = excluded.cursor, updated_at = excluded.updated_at
             """, [.text(cursor), .text(Timestamp.now())])
     }
-
-    /// Sermons whose audio (by sha256) this device does not hold yet.
-    public func audioToDownload(limit: Int = 50) throws -> [(sermonId: String, sha256: String, sizeBytes: Int64, fileName: String)] {
-        try db.query("""
-            SELECT r.id, json_extract(r.body, '$.audio.sha256'), json_extract(r.body, '$.audio.sizeBytes'),
-                   json_extract(r.body, '$.audio.fileName')
-            FROM records r LEFT JOIN audio_files a ON a.sermon_id = r.id
-            WHERE r.collection = 'sermons' AND r.deleted_at IS NULL AND json_extract(r.body, '$.audio.sha256') IS NOT NULL
-              AND (a.sermon_id IS NULL OR a.local_available = 0 OR a.sha256 IS NOT json_extract(r.body, '$.audio.sha256'))
-            LIMIT ?
-            """, [.int(Int64(limit))]
-        ).map { ($0[0].string ?? "", $0[1].string ?? "", $0[2].int ?? 0, $0[3].string ?? "audio") }
-    }
-
-    /// Local audio not yet on the server, whose sermon the server already has (its record is synced).
-    public func audioToUpload(limit: Int = 50) throws -> [AudioFileState] {
-        try db.query("""
-            SELECT a.sermon_id, a.path, a.sha256, a.size_bytes FROM audio_files a
-            JOIN records ON records.collection = 'sermons' AND records.id = a.sermon_id
-            WHERE a.local_available = 1 AND a.uploaded = 0 AND records.deleted_at IS NULL AND (\(Self.syncStateSQL)) = 'synced'
-              AND json_extract(records.body, '$.audio.sha256') = a.sha256
-            LIMIT ?
-            """, [.int(Int64(limit))]
-        ).map { AudioFileState(sermonId: $0[0].string ?? "", path: $0[1].string, sha256: $0[2].string,
-                               sizeBytes: $0[3].int, localAvailable: true, uploaded: false) }
-    }
 }

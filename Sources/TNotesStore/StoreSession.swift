@@ -287,30 +287,6 @@ public final class StoreSession {
         return (c.queued, c.failed)
     }
 
-    // MARK: Audio files
-
-    public func audioFile(sermonId: String) throws -> AudioFileState? {
-        try db.query("""
-            SELECT sermon_id, path, sha256, size_bytes, local_available, uploaded FROM audio_files WHERE sermon_id = ?
-            """, [.text(sermonId)]
-        ).first.map {
-            AudioFileState(sermonId: $0[0].string ?? "", path: $0[1].string, sha256: $0[2].string, sizeBytes: $0[3].int,
-                           localAvailable: ($0[4].int ?? 0) != 0, uploaded: ($0[5].int ?? 0) != 0)
-        }
-    }
-
-    public func setAudioFile(_ state: AudioFileState) throws {
-        try db.run("""
-            INSERT INTO audio_files(sermon_id, path, sha256, size_bytes, local_available, uploaded, updated_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT(sermon_id) DO UPDATE SET path = excluded.path, sha256 = excluded.sha256,
-              size_bytes = excluded.size_bytes, local_available = excluded.local_available,
-              uploaded = excluded.uploaded, updated_at = excluded.updated_at
-            """,
-            [.text(state.sermonId), SQLValue(state.path), SQLValue(state.sha256), state.sizeBytes.map { .int($0) } ?? .null,
-             .int(state.localAvailable ? 1 : 0), .int(state.uploaded ? 1 : 0), .text(Timestamp.now())])
-    }
-
     // MARK: Meta
 
     public func meta(_ key: String) throws -> String? {

@@ -14,34 +14,59 @@ import Glibc
 /// notes. Uploads go once their sermon is on the server; downloads resume after an interruption (Range)
 /// and are verified by sha256 before they are kept. Failures retry on their own backoff. While the connection
 /// is metered (contract §8.4) the queue is held: a transfer under way is cancelled and nothing starts until the
-/// hold is lifted.
+/// hold is lifted. How much audio comes down is the device's choice (contract §8.7): every sermon's
+/// (`always`), only what is fetched (`on-demand`), or none (`never`), within a cache budget
+/// (AudioTransfers+Cache.swift).
 public actor AudioTransfers {
     let store: Store
     let client: SyncClient
     let audioDirectory: String
     let backoff: BackoffPolicy
+    public nonisolated let settings: AudioSettings
+    /// Copies a transcription reads: never evicted.
+    let pins: AudioPins
     let logger: Logger
+    /// Publishes `audio.progress` events.
+    let onEvent: @Sendable (String, JSONObject) -> Void
     private var attempt = 0
+    /// Sermons whose copy is being fetched or evicted now (one transfer or eviction per sermon at a time),
+    /// and who waits for each.
+    var busy: Set<String> = []
+    var waitingForSermon: [String: [CheckedContinuation<Void, Never>]] = [:]
+    /// The start-up sweep (AudioTransfers+Sweep.swift): every fetch, eviction and pass runs after it.
+    var sweep: Task<Void, Never>?
+    /// When this process started (the daemon's start): files written since are not the last process's.
+    let processStartMillis: Int64
     private let kicks: AsyncStream<Void>.Continuation
     private let kickStream: AsyncStream<Void>
     /// Held (metered), and the pass under way, which a hold cancels. Behind a lock, not the actor: the sync
     /// engine holds the queue while a pass is awaiting its transfer.
-    private let gate = Mutex(Gate())
+    let gate = Mutex(Gate())
 
     struct Gate {
         var held = false
         var pass: Task<Void, any Error>?
+        /// Fetches under way (`fetch`), which `stop` cancels.
+        var fetches: [String: Task<Bool, any Error>] = [:]
+        var stopped = false
     }
 
     /// Thrown by a pass that finds the queue held.
     struct Held: Error {}
 
-    public init(store: Store, client: SyncClient, audioDirectory: String, backoff: BackoffPolicy, logger: Logger) {
+    public init(store: Store, client: SyncClient, audioDirectory: String, backoff: BackoffPolicy,
+                settings: AudioSettings = AudioSettings(), pins: AudioPins = AudioPins(), logger: Logger,
+                processStartMillis: Int64 = Timestamp.nowMillis(),
+                onEvent: @escaping @Sendable (String, JSONObject) -> Void = { _, _ in }) {
+        self.processStartMillis = processStartMillis
         self.store = store
         self.client = client
         self.audioDirectory = audioDirectory
         self.backoff = backoff
+        self.settings = settings
+        self.pins = pins
         self.logger = logger
+        self.onEvent = onEvent
         (kickStream, kicks) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -66,13 +91,22 @@ public actor AudioTransfers {
 
     var isHeld: Bool { gate.withLock { $0.held } }
 
-    /// Ends `run` once the transfer in hand (if any) has been cancelled.
-    public nonisolated func stop() { kicks.finish() }
+    /// Ends `run` once the transfer in hand (if any) has been cancelled, and every fetch under way.
+    public nonisolated func stop() {
+        kicks.finish()
+        let fetches = gate.withLock { g in
+            g.stopped = true
+            return Array(g.fetches.values)
+        }
+        for fetch in fetches { fetch.cancel() }
+    }
 
     /// The transfer queue: runs until `stop` or cancellation (the sync engine runs it in its task group).
     /// Kicks during a pass coalesce into one more pass; a failed pass is retried after its backoff.
     /// Cancelling aborts a transfer in progress at once (libcurl's progress callback).
     public func run() async {
+        await swept()
+        try? await enforceBudget()
         var kicked = kickStream.makeAsyncIterator()
         var retryAt: ContinuousClock.Instant?
         while !Task.isCancelled {
@@ -89,7 +123,12 @@ public actor AudioTransfers {
                 continue
             }
             // The pass is a task of its own so that a hold can cancel it (its transfer aborts at once).
-            let pass = Task { try await self.uploads(); try await self.downloads() }
+            let pass = Task {
+                try await self.uploads()
+                try await self.downloads()
+                // Uploads make copies evictable; downloads and imports take room.
+                try await self.enforceBudget()
+            }
             let heldMeanwhile = gate.withLock { g in
                 g.pass = pass
                 return g.held
@@ -133,72 +172,24 @@ public actor AudioTransfers {
                 logger.warning("audio upload refused: too large for the account", metadata: ["sermon": "\(file.sermonId)", "detail": "\(detail)"])
                 continue
             }
-            try await store.write { s in
-                try s.setAudioFile(AudioFileState(sermonId: file.sermonId, path: path, sha256: sha, sizeBytes: file.sizeBytes,
-                                                  localAvailable: true, uploaded: true))
-            }
+            try await store.write { s in try s.markAudioUploaded(sermonId: file.sermonId, sha256: sha) }
             logger.info("audio uploaded", metadata: ["sermon": "\(file.sermonId)", "bytes": "\(file.sizeBytes ?? 0)"])
         }
     }
 
+    /// The pass's downloads: every sermon's audio in `always` mode (none in the others), each as it fits in
+    /// the cache.
     func downloads() async throws {
+        guard settings.mode == .always else { return }
         let wanted = try await store.read { s in try s.audioToDownload() }
         for item in wanted {
             if isHeld || Task.isCancelled { throw Held() }
-            let ext = item.fileName.split(separator: ".").count > 1 ? "." + item.fileName.split(separator: ".").last! : ""
-            let safeExt = ext.count <= 10 && !ext.contains("/") ? ext : ""
-            let final = "\(audioDirectory)/\(item.sermonId)\(safeExt)"
-            let partial = "\(audioDirectory)/\(item.sermonId).\(item.sha256.prefix(16)).download"
-            mkdir(audioDirectory, 0o700)
-            var have: Int64 = 0
-            var st = stat()
-            if stat(partial, &st) == 0 { have = Int64(st.st_size) }
-            // `sizeBytes` comes from the sermon's record (another device's word, or a row predating the schema's
-            // check): below 0 it is no size at all, and like 0 the download then always runs (the sha256 decides).
-            if item.sizeBytes >= 0, have > item.sizeBytes { unlink(partial); have = 0 }
-            if have < item.sizeBytes || item.sizeBytes <= 0 {
-                do {
-                    try await client.downloadAudio(sermonId: item.sermonId, to: partial, resumeFrom: have)
-                } catch {
-                    // The transport never writes an error answer (404 before the upload, 5xx…) into the file; should
-                    // anything else have been appended on a refused request, keep only the bytes we had. A network
-                    // failure keeps what arrived (the next attempt resumes after it).
-                    if case SyncFailure.network? = error as? SyncFailure {} else { truncate(partial, off_t(have)) }
-                    throw error
-                }
+            do {
+                _ = try await fetchLocked(item, byHand: false)
+            } catch let e as AudioCacheError {
+                // No room: the cache keeps what it has (the newest downloads come last and stay).
+                logger.info("audio not downloaded", metadata: ["sermon": "\(item.sermonId)", "reason": "\(e)"])
             }
-            let actual = try await Self.sha256(of: partial)
-            guard actual == item.sha256 else {
-                // Never keep a file that is not the one the sermon names; start over next time.
-                unlink(partial)
-                throw SyncFailure.malformed("audio of \(item.sermonId) has sha256 \(actual), expected \(item.sha256)")
-            }
-            guard rename(partial, final) == 0 else { throw SyncFailure.malformed("cannot move the audio into place") }
-            let size = item.sizeBytes
-            try await store.write { s in
-                try s.setAudioFile(AudioFileState(sermonId: item.sermonId, path: final, sha256: item.sha256, sizeBytes: size,
-                                                  localAvailable: true, uploaded: true))
-            }
-            logger.info("audio downloaded", metadata: ["sermon": "\(item.sermonId)", "bytes": "\(size)"])
-        }
-    }
-
-    /// The file's sha256, read off the cooperative pool (`BlockingWork`).
-    static func sha256(of path: String) async throws -> String {
-        try await BlockingWork.run {
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { throw SyncFailure.malformed("cannot read \(path)") }
-            defer { close(fd) }
-            var hasher = SHA256()
-            var buffer = [UInt8](repeating: 0, count: 1 << 20)
-            while true {
-                guard let n = try? buffer.withUnsafeMutableBytes({ try FileDescriptor(rawValue: fd).read(into: $0) }) else {
-                    throw SyncFailure.malformed("read failed")
-                }
-                if n == 0 { break }
-                hasher.update(data: buffer[0..<n])
-            }
-            return Hex.encode(hasher.finalize())
         }
     }
 }

@@ -21,6 +21,7 @@ extension SyncEngine {
             }
             guard known != epoch else { return nil }
             let n = try s.requeueAllRecords()
+            try s.forgetAudioUploads()
             try s.clearPullCursor()
             try s.setServerEpoch(epoch)
             return n

@@ -68,7 +68,8 @@ public actor SyncEngine {
     let client: SyncClient
     public nonisolated let settings: Settings
     let logger: Logger
-    let audio: AudioTransfers?
+    /// The audio transfer queue and cache (`audio.fetch`, `audio.evict`).
+    public nonisolated let audio: AudioTransfers?
     let onEvent: @Sendable (String, JSONObject) -> Void
 
     private(set) var state: SyncState = .idle

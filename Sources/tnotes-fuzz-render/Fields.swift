@@ -119,6 +119,8 @@ struct Fields {
 
     var syncProgress: JSON { ["pulled": number(2), "pushed": number(0), "toPush": number(1)] }
 
+    var audioProgress: JSON { ["bytes": number(0), "total": number(1), "sermonId": value(0), "state": value(1)] }
+
     var event: JSON {
         var o: JSONObject = ["collection": value(2), "id": sermon[field: \Sermon.id] ?? .null, "op": value(1), "origin": value(3),
                              "seq": number(0), "topic": numbers.count % 2 == 0 ? "record.changed" : value(0)]

@@ -204,6 +204,8 @@ func renderCLI(_ s: Scenario, _ f: Fields) {
     // eight: the results above pass them all).
     _ = ProgressText.sync(f.syncProgress)
     _ = ProgressText.sync(sermon)
+    _ = ProgressText.audio(f.audioProgress)
+    _ = ProgressText.audio(sermon)
     for (i, n) in f.numbers.prefix(8).enumerated() {
         let d = n.doubleValue ?? 0
         let count = Format.clampedInt(d), total = Format.clampedInt(f.number(i + 1).doubleValue ?? 0)

@@ -256,13 +256,77 @@ struct SummaryCommand: ParsableCommand {
 struct AudioCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "audio",
-        abstract: "Attach audio to a sermon; list the sound sources to record from.",
+        abstract: "Attach audio to a sermon; fetch or evict a synced sermon's audio; list the sound sources to record from.",
         discussion: """
             Example:
               tnotes audio import $SERMON ~/Recordings/2025-11-09.m4a
+              tnotes audio fetch $SERMON
+              tnotes audio evict $SERMON
               tnotes audio sources
             """,
-        subcommands: [Import.self, Sources.self])
+        subcommands: [Import.self, Fetch.self, Evict.self, Sources.self])
+
+    struct Fetch: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Download a sermon's audio from the sync server to this device.",
+            discussion: """
+                For a device with [sync] audio = "on-demand" (or a copy evicted from the audio cache). The download \
+                resumes after an interruption and is verified by SHA-256; on a terminal a line shows how far it is. \
+                It runs on a metered connection too. Prints where the file is.
+
+                Example:
+                  tnotes audio fetch $SERMON
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: ArgumentHelp("The sermon's id.", valueName: "sermon-id"), transform: Values.id) var sermonId: String
+
+        func run() throws {
+            let session = Session(global)
+            let sermonId = self.sermonId
+            let progress = EventProgress(socketPath: session.socketPath, enabled: !global.json, topic: .audioProgress,
+                                         firstText: "fetching audio…") { p in
+                let event = LenientRecord<AudioProgressEvent>(p)
+                return event.sermonId == sermonId && event.state == "fetching" ? ProgressText.audio(p) : nil
+            }
+            progress?.start()
+            let result: JSON
+            do {
+                result = try session.call(AudioFetch.self, .init(sermonId: sermonId))
+                progress?.stop()
+            } catch {
+                progress?.stop()
+                throw error
+            }
+            if global.json { Output.line(result.text); return }
+            let r = LenientRecord<AudioFetch.Result>(result)
+            let size = Format.bytes(r.sizeBytes ?? 0)
+            Output.line(r.fetched == true ? "fetched \(size): \(r.path ?? "")" : "already on this device (\(size)): \(r.path ?? "")")
+        }
+    }
+
+    struct Evict: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove this device's copy of a sermon's audio that the server holds.",
+            discussion: """
+                The sermon keeps its audio on the server and on other devices; tnotes audio fetch brings it back. \
+                The only copy (not uploaded yet) is never removed.
+
+                Example:
+                  tnotes audio evict $SERMON
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: ArgumentHelp("The sermon's id.", valueName: "sermon-id"), transform: Values.id) var sermonId: String
+
+        func run() throws {
+            try Session(global).run(AudioEvict.self, .init(sermonId: sermonId)) { r in
+                LenientRecord<AudioEvict.Result>(r).evicted == true
+                    ? "evicted the audio of sermon \(sermonId) from this device (the server keeps it)"
+                    : "the audio of sermon \(sermonId) was not on this device"
+            }
+        }
+    }
 
     struct Sources: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The sound server's sources (`*`: the default).")

@@ -85,7 +85,7 @@ struct SyncCommand: ParsableCommand {
         func run() throws {
             let session = Session(global)
             // Progress on a terminal while the sync runs (never with --json, NO_COLOR or TERM=dumb).
-            let progress = noWait ? nil : SyncProgress(socketPath: session.socketPath, enabled: !global.json)
+            let progress = noWait ? nil : EventProgress.sync(socketPath: session.socketPath, enabled: !global.json)
             progress?.start()
             let result: JSON
             do {

@@ -13,12 +13,13 @@ enum ProcessingHarness {
     }
 
     /// A SyncRig whose devices also get `processing` in their config (each device its own, or the same).
-    static func rig(processing: [String], proxied: Set<Int> = [], backoffBase: Double = 0.2) throws -> SyncRig {
+    /// `sync`: lines added to a device's `[sync]` table (by index).
+    static func rig(processing: [String], proxied: Set<Int> = [], backoffBase: Double = 0.2, sync: [Int: String] = [:]) throws -> SyncRig {
         let rig = try SyncRig(devices: processing.count, proxied: proxied, backoffBase: backoffBase, startDevices: false)
         for (i, d) in rig.devices.enumerated() {
             let url = proxied.contains(i) ? rig.proxy!.baseURL : rig.server.baseURL
             let path = try d.dir.write("tnotesd.toml", syncConfigText(serverURL: url, backoffBase: backoffBase, backoffMax: 1)
-                                       + processing[i])
+                                       + (sync[i] ?? "") + processing[i])
             d.extraArguments = ["--config", path]
             try d.start()
         }

@@ -13,16 +13,18 @@ struct TranscriptionJobTests {
     static let hasEspeak = FileManager.default.isExecutableFile(atPath: "/usr/bin/espeak-ng")
     static let hasFFmpeg = FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg")
 
-    @Test("PocketSphinx transcribes espeak-ng speech into timed segments; statuses go pending → processing → complete; B gets it by sync",
-          .enabled(if: hasEspeak, "needs espeak-ng (apt-get install espeak-ng)"))
+    @Test("""
+          PocketSphinx transcribes espeak-ng speech into timed segments; statuses go pending → processing → complete; B gets it by \
+          sync; B, on demand, fetches the audio for a transcription asked for there
+          """, .enabled(if: hasEspeak, "needs espeak-ng (apt-get install espeak-ng)"))
     func pocketSphinxTranscribesAndSyncs() throws {
         let dir = TempDirectory()
         let wav = try #require(try ProcessingHarness.speech(Self.spoken, in: dir))
-        // A has auto_transcribe on; B has it on too but no audio, so it must not transcribe anything.
-        // B reaches the server through a proxy that refuses audio downloads, so B never holds the audio.
-        let rig = try ProcessingHarness.rig(processing: [ProcessingHarness.config(), ProcessingHarness.config()], proxied: [1])
+        // A has auto_transcribe on; B has it on too but no audio, so it must not transcribe anything by itself.
+        // B keeps audio on demand (contract §8.7), through a proxy that counts its downloads.
+        let rig = try ProcessingHarness.rig(processing: [ProcessingHarness.config(), ProcessingHarness.config()], proxied: [1],
+                                            sync: [1: "audio = \"on-demand\"\n"])
         defer { rig.stop() }
-        rig.proxy!.setFault(.respond(status: 503), method: "GET", pathPrefix: "/v1/audio")
         try rig.withLogs {
             let a = try rig.rpc(0), b = try rig.rpc(1)
             let sid = try #require(try a.call("sermon.create", ["title": "Romans 8"])["id"]?.stringValue)
@@ -62,11 +64,16 @@ struct TranscriptionJobTests {
             #expect(onB["transcript"]?["segments"] == transcript["segments"])
             #expect(onB["transcriptionStatus"] == "complete")
             #expect(try b.call("jobs.list").arrayValue?.isEmpty == true)
-            // On B, without the audio, a transcription is refused with the reason: only the device that holds
-            // the audio transcribes.
-            let notHere = try b.callError("transcript.generate", ["sermonId": .string(sid)])
-            #expect(notHere.code == -32005 && notHere.message.contains("not on this device"), "\(notHere)")
-            #expect(try b.call("jobs.list").arrayValue?.isEmpty == true)
+            #expect(rig.proxy!.seen(method: "GET", pathPrefix: "/v1/audio/").isEmpty, "B downloaded audio nobody asked for")
+            #expect(onB["audio"]?["localAvailable"] == false)
+            // Asked for on B, the transcription fetches the audio first (one download), then transcribes it.
+            let jobOnB = try #require(try b.call("transcript.generate", ["sermonId": .string(sid)])["jobId"]?.stringValue)
+            let doneOnB = try ProcessingHarness.waitForJob(b, jobOnB)
+            #expect(doneOnB["state"] == "done", "\(doneOnB.text)")
+            #expect(rig.proxy!.seen(method: "GET", pathPrefix: "/v1/audio/").count == 1)
+            let fetched = try b.call("sermon.get", ["id": .string(sid)])
+            #expect(fetched["audio"]?["localAvailable"] == true && fetched["transcriptionStatus"] == "complete")
+            #expect(fetched["transcript"]?["segments"]?.arrayValue?.isEmpty == false)
             // A sermon without audio cannot be transcribed: refused with the reason.
             let bare = try #require(try a.call("sermon.create", ["title": "No audio"])["id"]?.stringValue)
             let refused = try a.callError("transcript.generate", ["sermonId": .string(bare)])

@@ -118,3 +118,41 @@ public enum AudioPath: SocketMethod {
         ]
     }
 }
+
+/// `audio.fetch`: brings a sermon's audio to this device (audio on demand, contract §8.7).
+public enum AudioFetch: SocketMethod {
+    public static let name = "audio.fetch"
+    public typealias Params = SermonIdParams
+
+    public struct Result: RecordShape {
+        public var path = ""
+        public var localAvailable = true
+        /// False when the copy was already here.
+        public var fetched = false
+        public var sizeBytes: Int64 = 0
+
+        public init() {}
+
+        public static let fields: [RecordField<Result>] = [
+            .required("path", .string, \.path),
+            .required("localAvailable", .bool, \.localAvailable),
+            .required("fetched", .bool, \.fetched),
+            .required("sizeBytes", .integer(min: 0, max: Int64.max), \.sizeBytes),
+        ]
+    }
+}
+
+/// `audio.evict`: drops this device's copy of a sermon's audio that the server holds.
+public enum AudioEvict: SocketMethod {
+    public static let name = "audio.evict"
+    public typealias Params = SermonIdParams
+
+    public struct Result: RecordShape {
+        /// False when there was no copy here.
+        public var evicted = false
+
+        public init() {}
+
+        public static let fields: [RecordField<Result>] = [.required("evicted", .bool, \.evicted)]
+    }
+}

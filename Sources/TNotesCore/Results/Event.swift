@@ -9,6 +9,8 @@ public enum EventTopic: String, CaseIterable, Sendable, FieldValue {
     case recordingState = "recording.state"
     case recordingLevel = "recording.level"
     case transcriptPartial = "transcript.partial"
+    /// A sermon's audio coming down, arrived, failed, or evicted (contract §8.7).
+    case audioProgress = "audio.progress"
 }
 
 /// What every event notification's params hold besides the event's own members: its topic and its number
@@ -95,5 +97,24 @@ public struct JobChangedEvent: RecordShape {
         .required("state", .string, \.state),
         .optional("kind", .string, \.kind),
         .optional("progress", .number(min: 0), \.progress),
+    ]
+}
+
+/// An `audio.progress` event: a fetch of a sermon's audio under way (`fetching`, with the bytes so far), ended
+/// (`done`, `failed`), or a local copy gone (`evicted`).
+public struct AudioProgressEvent: RecordShape {
+    public var sermonId = ""
+    public var state = ""
+    public var bytes: Int64 = 0
+    /// The file's size, when the record gives one.
+    public var total: Int64?
+
+    public init() {}
+
+    public static let fields: [RecordField<AudioProgressEvent>] = [
+        .required("sermonId", .uuid, \.sermonId),
+        .required("state", .string, \.state),
+        .required("bytes", .integer(min: 0, max: Int64.max), \.bytes),
+        .optional("total", .integer(min: 0, max: Int64.max), \.total),
     ]
 }

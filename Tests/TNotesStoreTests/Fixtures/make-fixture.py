@@ -21,6 +21,7 @@ EXTRA_ROWS = {
           None, 0, '2025-11-06T12:05:00.000Z', '2025-11-06T12:05:01.000Z')]),
     12: lambda db: db.execute("UPDATE jobs SET engine='pocketsphinx', model='/usr/share/pocketsphinx/model/en-us' "
                               "WHERE kind='transcribe'"),
+    13: lambda db: db.execute("UPDATE audio_files SET last_used_at='2025-11-06T12:00:00.000Z'"),
 }
 
 def edit_table(db, table, text, replacement):
