@@ -181,6 +181,12 @@ public enum Render {
         if r.intervalSeconds != nil {
             rows.append(("interval", "\(Format.number(r.json(at: \.intervalSeconds))) s\(r.onBattery == true ? " (doubled on battery)" : "")"))
         }
+        if let audio = r.nested(\.audio) {
+            let files = audio.localFiles ?? 0
+            var line = "\(audio.mode ?? "-"): \(Format.bytes(audio.localBytes ?? 0)) in \(files) file\(files == 1 ? "" : "s") here"
+            if let cap = audio.cacheBytes { line += ", cache \(Format.bytes(cap))" }
+            rows.append(("audio", line))
+        }
         var desktop = [String]()
         if r.metered == true { desktop.append("metered connection: audio waits") }
         if r.onBattery == true { desktop.append("on battery: automatic transcriptions wait") }

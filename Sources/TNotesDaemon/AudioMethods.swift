@@ -52,7 +52,8 @@ struct AudioMethods {
             do {
                 try await audio.fetch(sermonId: sermonId, byHand: byHand)
             } catch let e as AudioCacheError {
-                if case .metered = e { throw e }
+                // Metered: the fetch waits, and the job with it, without using up its attempts.
+                if case .metered = e { throw JobDeferred(e.description) }
                 throw PermanentJobError(e.description)
             }
         }

@@ -225,7 +225,8 @@ public final class ProcessingWorker: Service, Sendable {
         // Retrying cannot help a missing program or model, unreadable audio or a gone sermon: fail at once
         // (`jobs.retry` runs it again once the cause is fixed).
         let permanent = error is PermanentJobError || error is StoreError || error is AudioInputError
-        let final = permanent || job.attempts >= settings.maxAttempts
+        let deferred = error is JobDeferred
+        let final = permanent || (job.attempts >= settings.maxAttempts && !deferred)
         let retryAt = Timestamp.nowMillis() + Self.retryDelayMillis(settings.backoff, attempt: job.attempts)
         let key = Self.statusKey(job.kind)
         let settled: JobRecord? = try? await store.write { s in
@@ -237,7 +238,7 @@ public final class ProcessingWorker: Service, Sendable {
                 try s.settleJob(id: job.id, state: .failed, error: reason)
                 if let key, sermonLive { try s.setProcessingStatus(sermonId: job.sermonId, key: key, status: "failed") }
             } else {
-                try s.settleJob(id: job.id, state: .queued, error: reason, notBefore: retryAt)
+                try s.settleJob(id: job.id, state: .queued, error: reason, notBefore: retryAt, refundAttempt: deferred)
                 if let key, sermonLive { try s.setProcessingStatus(sermonId: job.sermonId, key: key, status: "pending") }
             }
             return try s.job(id: job.id)

@@ -404,7 +404,17 @@ public actor SyncEngine {
         let counts = store.outboxCounts
         var triggers = JSONObject()
         for t in SyncTrigger.allCases { triggers[t.rawValue] = .int(Int64(triggerCounts[t] ?? 0)) }
-        return [
+        var cache: JSON?
+        if let audio {
+            let usage = try await audio.usage()
+            var c = SyncStatus.AudioCache()
+            c.mode = audio.settings.mode.rawValue
+            c.cacheBytes = audio.settings.cacheBytes
+            c.localBytes = usage.bytes
+            c.localFiles = Int64(usage.files)
+            cache = c.fieldJSON
+        }
+        var status: JSONObject = [
             "state": .string(state.rawValue), "serverUrl": .string(settings.serverURL),
             "pendingOps": .int(Int64(counts.queued)), "failedOps": .int(Int64(counts.failed)),
             "attempt": .int(Int64(attempt)),
@@ -414,6 +424,8 @@ public actor SyncEngine {
             "heldDeletes": heldDeletes.map { .int(Int64($0)) } ?? .null,
             "metered": .bool(metered), "onBattery": .bool(onBattery), "intervalSeconds": .double(periodicInterval),
         ]
+        status["audio"] = cache
+        return .object(status)
     }
 }
 

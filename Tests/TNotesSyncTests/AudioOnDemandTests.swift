@@ -154,6 +154,11 @@ struct AudioOnDemandTests {
             // Each fetch evicted the least recently used copy: only the last one is here.
             #expect(try rig.ids.map { try Self.state(b, $0).local } == [true, false, false])
             #expect(rig.downloads() == 4)
+            let cache = try cb.call("sync.status")["audio"]
+            #expect(cache?["mode"] == "on-demand" && cache?["cacheBytes"]?.int64Value == 3 << 20, "\(cache?.text ?? "-")")
+            #expect(cache?["localFiles"]?.int64Value == 1 && cache?["localBytes"]?.int64Value == 2 << 20, "\(cache?.text ?? "-")")
+            let shown = try Self.cli(b, ["sync", "status"])
+            #expect(shown.stdout.contains("on-demand: 2.1 MB in 1 file here, cache 3.1 MB"), "\(shown.stdout)")
 
             // The events told it: fetching and done for each fetch, evicted for each copy that went.
             var seen: [(String, String)] = []

@@ -142,7 +142,7 @@ struct DesktopBusTests {
         }
     }
 
-    @Test("while metered no audio byte goes to the server and the note still syncs; the audio goes within 30 s once it is not")
+    @Test("while metered no audio byte goes to the server and the note still syncs; the audio goes within 30 s once it is not; a fetch by hand runs while metered")
     func meteredHoldsAudio() throws {
         let bus = try DBusFixture()
         defer { bus.stop() }
@@ -176,6 +176,14 @@ struct DesktopBusTests {
             #expect(Date().timeIntervalSince(lifted) < 30)
             #expect(proxy.seen(method: "PUT", pathPrefix: "/v1/audio/").count >= 1)
             #expect(try Self.status(c)["metered"] == false)
+
+            // Metered again: a fetch asked for by hand still runs (contract §8.7), while the queue waits.
+            try bus.setMetered(1)
+            #expect(try eventually(timeout: 10) { try Self.status(c)["metered"] == true })
+            #expect(try c.call("audio.evict", ["sermonId": .string(sid)])["evicted"] == true)
+            let fetched = try c.call("audio.fetch", ["sermonId": .string(sid)])
+            #expect(fetched["fetched"] == true && fetched["localAvailable"] == true, "\(fetched.text)")
+            #expect(proxy.seen(method: "GET", pathPrefix: "/v1/audio/").count == 1)
         }
     }
 

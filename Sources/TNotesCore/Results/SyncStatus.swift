@@ -23,8 +23,29 @@ public struct SyncStatus: RecordShape {
     public var onBattery = false
     /// The periodic sync's interval now, in seconds (doubled on battery); absent when sync is disabled.
     public var intervalSeconds: Double?
+    /// Which audio this device keeps, and how much it holds (contract §8.7); absent when sync is disabled.
+    public var audio: AudioCache?
 
     public init() {}
+
+    /// `[sync] audio` and `audio_cache_bytes`, and the local copies now.
+    public struct AudioCache: RecordShape {
+        /// `always`, `on-demand` or `never`.
+        public var mode = ""
+        /// The cache's budget in bytes (null: no cap).
+        public var cacheBytes: Int64?
+        public var localBytes: Int64 = 0
+        public var localFiles: Int64 = 0
+
+        public init() {}
+
+        public static let fields: [RecordField<AudioCache>] = [
+            .required("mode", .string, \.mode),
+            .nullable("cacheBytes", .integer(min: 0, max: Int64.max), \.cacheBytes),
+            .required("localBytes", .integer(min: 0, max: Int64.max), \.localBytes),
+            .required("localFiles", .integer(min: 0, max: Int64.max), \.localFiles),
+        ]
+    }
 
     public static let fields: [RecordField<SyncStatus>] = [
         .required("state", .string, \.state),
@@ -42,6 +63,7 @@ public struct SyncStatus: RecordShape {
         .defaulted("metered", .bool, \.metered),
         .defaulted("onBattery", .bool, \.onBattery),
         .optional("intervalSeconds", .number(min: 0), \.intervalSeconds),
+        .optional("audio", .object, \.audio),
     ]
 }
 

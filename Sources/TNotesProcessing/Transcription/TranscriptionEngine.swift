@@ -69,6 +69,13 @@ public struct PermanentJobError: Error, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
+/// The job cannot run yet for a reason that will pass by itself (its audio waits for a connection that is not
+/// metered): it goes back to the queue after the backoff without using up an attempt.
+public struct JobDeferred: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
 /// The daemon stopped while the job ran; it goes back to the queue without using up an attempt.
 public struct JobInterrupted: Error, CustomStringConvertible {
     public init() {}
