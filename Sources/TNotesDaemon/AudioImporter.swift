@@ -37,9 +37,14 @@ struct AudioImporter {
         }
         try DaemonPaths.makeDirectory(audioDirectory)
         let fileName = Self.safeName(source)
-        let ext = fileName.split(separator: ".").count > 1 ? "." + fileName.split(separator: ".").last! : ""
-        let target = "\(audioDirectory)/\(sermonId)\(ext)"
-        let temp = "\(target).part-\(getpid())"
+        let given = fileName.split(separator: ".").count > 1 ? "." + fileName.split(separator: ".").last! : ""
+        // `.download` is what a partial download is called (AudioTransfers+Fetch.swift).
+        let ext = given == ".download" ? "" : given
+        // The temp file is named for the sermon (the sync engine's start-up sweep removes one a kill left);
+        // the final name carries the digest, so an import never replaces, under the same name, a copy a row
+        // still claims (an eviction or a download of that copy may be running; a kill before the store has
+        // the new row would leave the old row naming new bytes).
+        let temp = "\(audioDirectory)/\(sermonId)\(ext).part-\(getpid())"
         let output = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard output >= 0 else { throw RPCError.internalError("cannot create \(temp): \(String(cString: strerror(errno)))") }
         var hasher = SHA256()
@@ -69,12 +74,14 @@ struct AudioImporter {
             unlink(temp)
             throw error
         }
+        let sha256 = Hex.encode(hasher.finalize())
+        let target = "\(audioDirectory)/\(sermonId).\(sha256.prefix(16))\(ext)"
         guard rename(temp, target) == 0 else {
             unlink(temp)
             throw RPCError.internalError("rename failed: \(String(cString: strerror(errno)))")
         }
         DirectorySync.fsync(audioDirectory)
-        return Imported(path: target, fileName: fileName, sizeBytes: total, sha256: Hex.encode(hasher.finalize()))
+        return Imported(path: target, fileName: fileName, sizeBytes: total, sha256: sha256)
     }
 
     /// A file already in the data dir (a recording), as an import would have made it: its size and digest,

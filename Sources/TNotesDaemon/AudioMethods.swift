@@ -1,4 +1,5 @@
 import TNotesCore
+import TNotesLifecycle
 import TNotesProcessing
 import TNotesRPC
 import TNotesStore
@@ -25,7 +26,7 @@ struct AudioMethods {
     static func attach(_ file: AudioImporter.Imported, to sermonId: String, store: Store, transcribe: Bool,
                        worker: ProcessingWorker?) async throws -> JSON {
         defer { if transcribe { worker?.jobQueued() } }
-        return try await store.write { s in
+        let (view, replaced) = try await store.write { s -> (JSON, String?) in
             var body = try RecordMethods.live(.sermons, sermonId, in: s).body
             body[field: \Sermon.audio] = ["fileName": .string(file.fileName), "sizeBytes": .int(file.sizeBytes), "sha256": .string(file.sha256)]
             body[field: \Sermon.updatedAt] = .string(s.stamp())
@@ -36,12 +37,16 @@ struct AudioMethods {
             try s.setAudioFile(AudioFileState(sermonId: sermonId, path: file.path, sha256: file.sha256,
                                               sizeBytes: file.sizeBytes, localAvailable: true,
                                               uploaded: known?.uploaded == true && known?.sha256 == file.sha256))
+            // The copy this one replaces, under another name: no row claims it now.
+            let replaced = known?.path.flatMap { $0 != file.path ? $0 : nil }
             if transcribe {
                 _ = try ProcessingMethods.queueTranscription(sermonId: sermonId, in: s, requireAudio: false, byHand: false)
-                return try RecordViews.sermon(try s.liveRecord(.sermons, sermonId), in: s, withChildren: true)
+                return (try RecordViews.sermon(try s.liveRecord(.sermons, sermonId), in: s, withChildren: true), replaced)
             }
-            return try RecordViews.sermon(saved, in: s, withChildren: true)
+            return (try RecordViews.sermon(saved, in: s, withChildren: true), replaced)
         }
+        if let replaced { _ = try? await BlockingWork.run { unlink(replaced) } }
+        return view
     }
 
     /// How a transcription fetches audio this device does not hold: through the engine, when there is one.
@@ -72,7 +77,7 @@ struct AudioMethods {
         switch error {
         case let e as AudioCacheError:
             switch e {
-            case .notUploaded, .inUse: return RPCError.conflict(e.description)
+            case .notUploaded, .inUse, .otherAudioNotUploaded: return RPCError.conflict(e.description)
             default: return RPCError.unavailable(e.description)
             }
         case SyncFailure.client(status: 404, _):

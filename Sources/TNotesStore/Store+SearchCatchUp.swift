@@ -20,8 +20,33 @@ extension Store {
     /// Waiting records (`search_pending`) a background catch-up derives rows for per transaction (a record
     /// makes 2.6 rows on average at the bench's mix, most of a chunk).
     public static let searchCatchUpChunkRecords: Int64 = 20_000
-    /// Both bounds of one chunk, as `catchUpSearchOnQueue` takes them.
-    static let searchCatchUpChunkLimit = (rows: searchCatchUpChunk, records: searchCatchUpChunkRecords)
+    /// How long one chunk's transaction should take: a write that arrives meanwhile waits for it (issue #57:
+    /// a `note.add` p99 under 100 ms while the index catches up). The chunk's size follows the last chunk's
+    /// time, between `searchCatchUpChunk` rows (a fast machine) and a twentieth of it; a fixed 50,000 rows took
+    /// 0.15 s in a fast phase and twice that in a slow one.
+    static let searchChunkTarget: Duration = .milliseconds(40)
+    static let searchChunkFloor: Int64 = searchCatchUpChunk / 20
+
+    /// Both bounds of the next chunk, as `catchUpSearchOnQueue` takes them (on `queue`).
+    var searchCatchUpChunkLimit: (rows: Int64, records: Int64) {
+        (searchChunkRows, max(1, searchChunkRows * Self.searchCatchUpChunkRecords / Self.searchCatchUpChunk))
+    }
+
+    /// On `queue`: one chunk of the catch-up, sized by the last one's time. Returns whether rows still wait.
+    func catchUpSearchChunkOnQueue() throws -> Bool {
+        guard db != nil else { throw StoreError.closed }
+        let limit = searchCatchUpChunkLimit
+        let clock = ContinuousClock()
+        let started = clock.now
+        try catchUpSearchOnQueue(limit: limit)
+        let took = clock.now - started
+        // Only a full chunk says how long one takes (the last one of a backlog is smaller).
+        if searchBacklog.isBehind, took > .zero {
+            let scaled = Double(limit.rows) * (Self.searchChunkTarget / took)
+            searchChunkRows = min(Self.searchCatchUpChunk, max(Self.searchChunkFloor, Int64(scaled.isFinite ? min(scaled, 1e12) : 1e12)))
+        }
+        return searchBacklog.isBehind
+    }
 
     /// Holds the search index's catch-up until `release` is called: meanwhile no write adds its rows to FTS,
     /// however many, and no background catch-up runs; a search still catches up first, so it misses nothing.
@@ -83,7 +108,7 @@ extension Store {
             self.searchCatchUpScheduled = false
             guard !self.searchHeld else { return }
             do {
-                try self.catchUpSearchOnQueue(limit: Self.searchCatchUpChunkLimit)
+                _ = try self.catchUpSearchChunkOnQueue()
                 self.scheduleSearchCatchUp(after: .milliseconds(0))
             } catch {
                 // The rows are safe in search_docs; the next write or search tries again.
@@ -110,11 +135,17 @@ extension Store {
 
     /// Brings FTS up to every committed write (a search calls this first, so it finds what was just
     /// written). Costs nothing when nothing waits.
+    ///
+    /// Each chunk is a job of its own on the queue: writes queued meanwhile commit between the chunks, so a
+    /// first search after a large pull no longer holds every write for the whole backlog (22 s at 16×).
     public func catchUpSearch() async throws {
         guard searchBehind.withLock({ $0 }) else { return }
         if runsInline { return try catchUpSearchSync() }
-        try await withCheckedThrowingContinuation { (cont: CheckedContinuation<Void, Error>) in
-            queue.async { cont.resume(with: Result { try self.catchUpSearchWhollyOnQueue() }) }
+        var behind = true
+        while behind {
+            behind = try await withCheckedThrowingContinuation { (cont: CheckedContinuation<Bool, Error>) in
+                queue.async { cont.resume(with: Result { try self.catchUpSearchChunkOnQueue() }) }
+            }
         }
     }
 
@@ -130,7 +161,7 @@ extension Store {
     /// a 16× pull that is 1.76 M keys, and a first search left the pulling daemon at ~200 MiB of RSS against
     /// ~100 MiB at 1×. A chunk's keys are 20,000.
     func catchUpSearchWhollyOnQueue() throws {
-        while db != nil, searchBacklog.isBehind { try catchUpSearchOnQueue(limit: Self.searchCatchUpChunkLimit) }
+        while db != nil, searchBacklog.isBehind { _ = try catchUpSearchChunkOnQueue() }
     }
 
     /// Whether committed search rows still wait for FTS (tests, `daemon.status`).

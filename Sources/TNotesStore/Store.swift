@@ -35,6 +35,9 @@ public final class Store: @unchecked Sendable {
     var searchBacklog: SearchBacklog
     /// A catch-up of the search index is due on `queue` (see `scheduleSearchCatchUp`).
     var searchCatchUpScheduled = false
+    /// Rows the next catch-up chunk adds (`catchUpSearchChunkOnQueue` sizes it); on `queue` only.
+    /// It starts small, and grows on a machine fast enough (a chunk under `searchChunkTarget`).
+    var searchChunkRows: Int64 = Store.searchCatchUpChunk / 5
     /// The least seq the next outbox entry may take (see `StoreSession.queue`); used on `queue` only.
     var nextOutboxSeq: Int64 = 1
     /// Whether committed search rows wait for FTS: read by searches (any thread) before they query.

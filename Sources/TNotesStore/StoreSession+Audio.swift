@@ -26,6 +26,7 @@ public struct LocalAudioCopy: Sendable, Equatable {
     public let uploaded: Bool
     /// The sermon is deleted, or its record names other audio now: such copies go first.
     public let stale: Bool
+    public let sha256: String?
 }
 
 /// This device's copies of sermon audio (`audio_files`, never synced): where each is, whether the server holds
@@ -79,16 +80,33 @@ extension StoreSession {
                    [.text(Timestamp.now()), .text(sermonId)])
     }
 
-    /// The copy is gone (evicted, or found missing): the row stays, and keeps whether the server holds the
-    /// file, so an evicted copy is not downloaded again by itself and shows `uploaded`.
-    public func markAudioNotLocal(sermonId: String) throws {
-        try db.run("UPDATE audio_files SET local_available = 0, path = NULL, updated_at = ? WHERE sermon_id = ?",
-                   [.text(Timestamp.now()), .text(sermonId)])
+    /// An evicted copy: the row stays, and keeps that the server holds the file, so the copy is not
+    /// downloaded again by itself and shows `uploaded`. Only while the row still names that very copy, the
+    /// server's (an import or a recording may have replaced it meanwhile); whether it did.
+    public func markAudioEvicted(sermonId: String, path: String?, sha256: String?) throws -> Bool {
+        try db.run("""
+            UPDATE audio_files SET local_available = 0, path = NULL, updated_at = ?
+            WHERE sermon_id = ? AND path IS ? AND sha256 IS ? AND local_available = 1 AND uploaded = 1
+            """, [.text(Timestamp.now()), .text(sermonId), SQLValue(path), SQLValue(sha256)])
+        return db.changes > 0
     }
 
-    /// Forgets a copy whose file is gone from the disk (removed by hand): as if it had never been here.
-    public func forgetAudioFile(sermonId: String) throws {
-        try db.run("DELETE FROM audio_files WHERE sermon_id = ?", [.text(sermonId)])
+    /// Forgets a copy whose file is gone from the disk (removed by hand): as if it had never been here. Only
+    /// while the row still names that file.
+    public func forgetAudioFile(sermonId: String, path: String?) throws {
+        try db.run("DELETE FROM audio_files WHERE sermon_id = ? AND path IS ? AND local_available = 1", [.text(sermonId), SQLValue(path)])
+    }
+
+    /// Records a copy found on the disk, unless the sermon has a row by now; whether it did.
+    public func adoptAudioFile(_ state: AudioFileState) throws -> Bool {
+        let now = Timestamp.now()
+        try db.run("""
+            INSERT INTO audio_files(sermon_id, path, sha256, size_bytes, local_available, uploaded, updated_at, last_used_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(sermon_id) DO NOTHING
+            """,
+            [.text(state.sermonId), SQLValue(state.path), SQLValue(state.sha256), state.sizeBytes.map { .int($0) } ?? .null,
+             .int(state.localAvailable ? 1 : 0), .int(state.uploaded ? 1 : 0), .text(now), .text(now)])
+        return db.changes > 0
     }
 
     /// The copies this device holds, in the order the cache evicts them: stale copies first, then the least
@@ -96,14 +114,15 @@ extension StoreSession {
     public func localAudioCopies() throws -> [LocalAudioCopy] {
         try db.query("""
             SELECT a.sermon_id, a.path, a.size_bytes, a.uploaded,
-                   (r.id IS NULL OR r.deleted_at IS NOT NULL OR json_extract(r.body, '$.audio.sha256') IS NOT a.sha256) AS stale
+                   (r.id IS NULL OR r.deleted_at IS NOT NULL OR json_extract(r.body, '$.audio.sha256') IS NOT a.sha256) AS stale,
+                   a.sha256
             FROM audio_files a LEFT JOIN records r ON r.collection = 'sermons' AND r.id = a.sermon_id
             WHERE a.local_available = 1
             ORDER BY stale DESC, coalesce(a.last_used_at, a.updated_at), a.sermon_id
             """
         ).map {
             LocalAudioCopy(sermonId: $0[0].string ?? "", path: $0[1].string, sizeBytes: max(0, $0[2].int ?? 0),
-                           uploaded: ($0[3].int ?? 0) != 0, stale: ($0[4].int ?? 0) != 0)
+                           uploaded: ($0[3].int ?? 0) != 0, stale: ($0[4].int ?? 0) != 0, sha256: $0[5].string)
         }
     }
 
@@ -153,6 +172,6 @@ extension StoreSession {
     /// A replaced server (contract §6.3) may not hold the audio it once had: every local copy is uploaded
     /// again, and none is evicted as "on the server" until it is.
     public func forgetAudioUploads() throws {
-        try db.run("UPDATE audio_files SET uploaded = 0 WHERE local_available = 1 AND uploaded = 1")
+        try db.run("UPDATE audio_files SET uploaded = 0 WHERE uploaded = 1")
     }
 }

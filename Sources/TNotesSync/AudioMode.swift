@@ -35,6 +35,10 @@ public enum AudioCacheError: Error, CustomStringConvertible, Sendable {
     case notUploaded(String)
     /// A transcription reads it now.
     case inUse(String)
+    /// This device holds other audio of the sermon that the server does not have: a fetch would replace it.
+    case otherAudioNotUploaded(String)
+    /// The sermon's record named other audio by the time the download ended.
+    case changed(String)
 
     public var description: String {
         switch self {
@@ -46,6 +50,10 @@ public enum AudioCacheError: Error, CustomStringConvertible, Sendable {
         case .metered: return "the connection is metered: automatic audio downloads wait ([sync] audio_on_metered)"
         case .notUploaded(let id): return "the audio of sermon \(id) is not on the server yet; this is its only copy"
         case .inUse(let id): return "the audio of sermon \(id) is being read (a transcription); try again when it ends"
+        case .otherAudioNotUploaded(let id):
+            return "this device holds other audio of sermon \(id), never uploaded, that the sermon no longer names; it is kept, "
+                + "and a fetch would replace it (tnotes export --audio copies it out)"
+        case .changed(let id): return "the audio of sermon \(id) changed while it was fetched; fetch it again"
         }
     }
 }

@@ -21,8 +21,7 @@ extension AudioTransfers {
         guard let file = try await store.read({ s in try s.audioFile(sermonId: sermonId) }), file.localAvailable else { return false }
         guard file.uploaded else { throw AudioCacheError.notUploaded(sermonId) }
         guard !pins.isPinned(sermonId) else { throw AudioCacheError.inUse(sermonId) }
-        try await drop(sermonId: sermonId, path: file.path, sizeBytes: file.sizeBytes ?? 0, why: "asked")
-        return true
+        return try await drop(sermonId: sermonId, path: file.path, sha256: file.sha256, sizeBytes: file.sizeBytes ?? 0, why: "asked")
     }
 
     /// How much local audio there is, in bytes and copies (`sync.status`).
@@ -51,8 +50,10 @@ extension AudioTransfers {
             busy.insert(copy.sermonId)
             defer { release(copy.sermonId) }
             guard !pins.isPinned(copy.sermonId) else { continue }
-            try await drop(sermonId: copy.sermonId, path: copy.path, sizeBytes: copy.sizeBytes, why: copy.stale ? "stale" : "cache")
-            total -= copy.sizeBytes
+            if try await drop(sermonId: copy.sermonId, path: copy.path, sha256: copy.sha256, sizeBytes: copy.sizeBytes,
+                              why: copy.stale ? "stale" : "cache") {
+                total -= copy.sizeBytes
+            }
         }
         if Self.adding(total, incoming) > budget, incoming == 0 {
             logger.warning("the audio cache is over its budget: the rest is audio not yet uploaded or in use",
@@ -62,10 +63,14 @@ extension AudioTransfers {
 
     func enforceBudget() async throws { try await makeRoom(for: 0) }
 
-    /// Evicts one copy. The store first, then the file: a kill between the two leaves a file no row claims,
-    /// which the next start's sweep removes. The other order could leave a row saying "here" with no file.
-    func drop(sermonId: String, path: String?, sizeBytes: Int64, why: String) async throws {
-        try await store.write { s in try s.markAudioNotLocal(sermonId: sermonId) }
+    /// Evicts one copy, if the row still names it (an import or a recording may have replaced it since it was
+    /// read: that one stays). The store first, then the file: a kill between the two leaves a file no row
+    /// claims, which the next start's sweep removes. The other order could leave a row saying "here" with no
+    /// file. Whether it was evicted.
+    func drop(sermonId: String, path: String?, sha256: String?, sizeBytes: Int64, why: String) async throws -> Bool {
+        guard try await store.write({ s in try s.markAudioEvicted(sermonId: sermonId, path: path, sha256: sha256) }) else {
+            return false
+        }
         if let path {
             let directory = audioDirectory
             try await BlockingWork.run {
@@ -75,6 +80,7 @@ extension AudioTransfers {
         }
         publish(AudioItem(sermonId: sermonId, sha256: "", sizeBytes: sizeBytes, fileName: ""), state: "evicted", bytes: 0)
         logger.info("audio evicted", metadata: ["sermon": "\(sermonId)", "bytes": "\(sizeBytes)", "why": "\(why)"])
+        return true
     }
 
     /// Sizes come from records (another device's word): a sum saturates instead of trapping.

@@ -24,12 +24,17 @@ extension AudioTransfers {
         let task = Task { try await self.fetchNow(sermonId: sermonId, byHand: byHand) }
         let key = Identifier.make()
         let stopped = gate.withLock { g in
-            g.fetches[key] = task
+            g.fetches[key] = (task, byHand)
             return g.stopped
         }
         if stopped { task.cancel() }
         defer { _ = gate.withLock { $0.fetches.removeValue(forKey: key) } }
-        return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+        do {
+            return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+        } catch is CancellationError where !byHand && !Task.isCancelled && isHeld {
+            // A metered connection stopped it: it waits with the rest (the partial file is kept for later).
+            throw AudioCacheError.metered
+        }
     }
 
     private func fetchNow(sermonId: String, byHand: Bool) async throws -> Bool {
@@ -52,8 +57,14 @@ extension AudioTransfers {
         }
         guard settings.mode != .never else { throw AudioCacheError.downloadsOff }
         if !byHand && isHeld { throw AudioCacheError.metered }
+        // The only copy of other audio (a conflict's loser, a restored older version) is never replaced.
+        if let current, current.localAvailable, !current.uploaded, current.sha256 != item.sha256 {
+            throw AudioCacheError.otherAudioNotUploaded(item.sermonId)
+        }
         try await makeRoom(for: max(0, item.sizeBytes), keeping: item.sermonId)
         try await download(item, replacing: current?.path)
+        // Fetches of other sermons that ran beside this one each made room for themselves alone.
+        try await enforceBudget()
         if byHand { logger.info("audio fetched", metadata: ["sermon": "\(item.sermonId)", "bytes": "\(item.sizeBytes)"]) }
         return true
     }
@@ -91,16 +102,25 @@ extension AudioTransfers {
         let final = finalPath(item), partial = partialPath(item), directory = audioDirectory
         // `sizeBytes` comes from the sermon's record (another device's word, or a row predating the schema's
         // check): below 0 it is no size at all, and like 0 the download then always runs (the sha256 decides).
-        let have: Int64 = try await BlockingWork.run {
+        var have: Int64 = try await BlockingWork.run {
             mkdir(directory, 0o700)
             let have = Self.fileSize(partial) ?? 0
             guard item.sizeBytes >= 0, have > item.sizeBytes else { return have }
             unlink(partial)
             return 0
         }
+        // With no size to go by, a partial may be whole already (a Range past its end would answer 416 for ever).
+        var whole = have > 0 && have == item.sizeBytes
+        if item.sizeBytes <= 0, have > 0 {
+            whole = try await Self.sha256(of: partial) == item.sha256
+            if !whole {
+                _ = try? await BlockingWork.run { unlink(partial) }
+                have = 0
+            }
+        }
         publish(item, state: "fetching", bytes: have)
         do {
-            if have < item.sizeBytes || item.sizeBytes <= 0 {
+            if !whole {
                 try await reportingProgress(of: item, growing: partial) { [client, have] in
                     do {
                         try await client.downloadAudio(sermonId: item.sermonId, to: partial, resumeFrom: have)
@@ -121,13 +141,25 @@ extension AudioTransfers {
                 _ = try? await BlockingWork.run { unlink(partial) }
                 throw SyncFailure.malformed("audio of \(item.sermonId) has sha256 \(actual), expected \(item.sha256)")
             }
-            try await BlockingWork.run {
+            // The size the cache counts is the file's, not the record's word. (The transport fsynced the file.)
+            let size: Int64 = try await BlockingWork.run {
+                let size = Self.fileSize(partial) ?? 0
                 guard rename(partial, final) == 0 else { throw SyncFailure.malformed("cannot move the audio into place") }
                 DirectorySync.fsync(directory)
+                return size
             }
-            try await store.write { s in
-                try s.setAudioFile(AudioFileState(sermonId: item.sermonId, path: final, sha256: item.sha256, sizeBytes: item.sizeBytes,
+            // Kept only if the record still names this audio, and no import or recording has given the sermon a
+            // copy of its own meanwhile (neither takes this queue's lock).
+            let kept = try await store.write { s -> Bool in
+                guard try s.audioItem(sermonId: item.sermonId)?.sha256 == item.sha256 else { return false }
+                if let now = try s.audioFile(sermonId: item.sermonId), now.localAvailable, now.path != oldPath { return false }
+                try s.setAudioFile(AudioFileState(sermonId: item.sermonId, path: final, sha256: item.sha256, sizeBytes: size,
                                                   localAvailable: true, uploaded: true))
+                return true
+            }
+            guard kept else {
+                _ = try? await BlockingWork.run { unlink(final) }
+                throw AudioCacheError.changed(item.sermonId)
             }
         } catch {
             publish(item, state: "failed", bytes: Self.fileSize(partial) ?? 0)

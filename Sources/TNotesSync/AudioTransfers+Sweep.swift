@@ -43,18 +43,21 @@ extension AudioTransfers {
         }
         // A row that says "here" about a file that is gone (removed by hand): as if it had never come.
         for row in missing {
-            try await store.write { s in try s.forgetAudioFile(sermonId: row.sermonId) }
+            try await store.write { s in try s.forgetAudioFile(sermonId: row.sermonId, path: row.path) }
             logger.warning("audio file missing; the copy is forgotten", metadata: ["sermon": "\(row.sermonId)", "path": "\(row.path ?? "")"])
         }
-        let claimed = Set(rows.filter(\.localAvailable).compactMap(\.path))
+        // Claimed by name: the data dir may be spelled another way today (a trailing slash, a symlink) than
+        // when the row was written.
+        let claimed = Set(rows.filter(\.localAvailable).compactMap { $0.path.map(Self.fileName) })
         let rowBySermon = Dictionary(rows.map { ($0.sermonId, $0) }, uniquingKeysWith: { a, _ in a })
         var remove: [String] = []
         for name in listing {
             let path = "\(directory)/\(name)"
-            guard !claimed.contains(path), let kind = Self.kind(of: name) else { continue }
+            guard !claimed.contains(name), let kind = Self.kind(of: name) else { continue }
             switch kind {
-            case .importLeftover:
-                // An import the last process did not finish: its caller never got an answer.
+            case .importLeftover, .imported:
+                // An import the last process did not finish (its caller never got an answer), or the copy an
+                // import replaced, whose removal a kill cut short.
                 remove.append(path)
             case .partial(let sermonId, let shaPrefix):
                 // Kept while the sermon still wants exactly that file and it is not here: the next fetch resumes it.
@@ -72,11 +75,12 @@ extension AudioTransfers {
                     continue
                 }
                 let size = try await BlockingWork.run { Self.fileSize(path) } ?? item.sizeBytes
-                try await store.write { s in
-                    try s.setAudioFile(AudioFileState(sermonId: sermonId, path: path, sha256: item.sha256, sizeBytes: size,
-                                                      localAvailable: true, uploaded: false))
+                // Only while there is still no row (nothing has written one since the sweep read them).
+                let adopted = try await store.write { s in
+                    try s.adoptAudioFile(AudioFileState(sermonId: sermonId, path: path, sha256: item.sha256, sizeBytes: size,
+                                                        localAvailable: true, uploaded: false))
                 }
-                logger.info("audio file kept: it was downloaded before the last stop", metadata: ["sermon": "\(sermonId)"])
+                if adopted { logger.info("audio file kept: it was downloaded before the last stop", metadata: ["sermon": "\(sermonId)"]) }
             }
         }
         guard !remove.isEmpty else { return }
@@ -88,9 +92,18 @@ extension AudioTransfers {
     }
 
     enum SweptName: Equatable {
+        /// `<sermonId><.ext>`: a download's.
         case final(sermonId: String)
+        /// `<sermonId>.<sha16>.download`: a download under way.
         case partial(sermonId: String, shaPrefix: String)
+        /// `<sermonId>.<sha16><.ext>`: an import's.
+        case imported(sermonId: String)
+        /// `<sermonId><.ext>.part-<pid>`: an import's copy under way.
         case importLeftover
+    }
+
+    static func fileName(_ path: String) -> String {
+        path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? path
     }
 
     /// What a name in the audio directory is, if this queue or the importer made it.
@@ -102,12 +115,15 @@ extension AudioTransfers {
         if rest.isEmpty { return .final(sermonId: sermonId) }
         guard rest.first == "." else { return nil }  // `<uuid>-<millis>.opus`: a recording's
         let parts = rest.dropFirst().split(separator: ".", omittingEmptySubsequences: false)
-        if parts.count == 2, parts[1] == "download", parts[0].count == 16, parts[0].allSatisfy(\.isHexDigit) {
+        let digest = parts.first.map { $0.count == 16 && $0.allSatisfy { $0.isHexDigit && !$0.isUppercase } } ?? false
+        if parts.count == 2, parts[1] == "download", digest {
             return .partial(sermonId: sermonId, shaPrefix: String(parts[0]))
         }
-        if let last = parts.last, last.hasPrefix("part-"), last.dropFirst(5).allSatisfy(\.isNumber) {
-            return Int32(last.dropFirst(5)) == getpid() ? nil : .importLeftover
+        // This process's own imports are newer than its start, and never looked at (`reconcile`).
+        if let last = parts.last, last.hasPrefix("part-"), last.count > 5, last.dropFirst(5).allSatisfy(\.isNumber) {
+            return .importLeftover
         }
+        if digest, parts.count == 1 || (parts.count == 2 && parts[1].count <= 9) { return .imported(sermonId: sermonId) }
         // `<uuid>.<ext>`: one extension of at most 9 characters, as `finalPath` and the importer make.
         if parts.count == 1, rest.count <= 10 { return .final(sermonId: sermonId) }
         return nil
@@ -125,7 +141,9 @@ extension AudioTransfers {
             guard name != "." && name != ".." else { continue }
             var st = stat()
             guard lstat("\(path)/\(name)", &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
-            names.append((name, Int64(st.st_mtim.tv_sec) * 1000 + Int64(st.st_mtim.tv_nsec) / 1_000_000))
+            // Any file may be here, with any time (a far-future mtime must not trap).
+            let (ms, overflow) = Int64(st.st_mtim.tv_sec).multipliedReportingOverflow(by: 1000)
+            names.append((name, overflow ? (st.st_mtim.tv_sec < 0 ? .min : .max) : ms &+ Int64(st.st_mtim.tv_nsec) / 1_000_000))
         }
         return names
     }

@@ -46,8 +46,8 @@ public actor AudioTransfers {
     struct Gate {
         var held = false
         var pass: Task<Void, any Error>?
-        /// Fetches under way (`fetch`), which `stop` cancels.
-        var fetches: [String: Task<Bool, any Error>] = [:]
+        /// Fetches under way (`fetch`), which `stop` cancels, and a metered hold too unless asked for by hand.
+        var fetches: [String: (task: Task<Bool, any Error>, byHand: Bool)] = [:]
         var stopped = false
     }
 
@@ -75,14 +75,15 @@ public actor AudioTransfers {
 
     /// Holds the queue (a metered connection) or lifts the hold; a transfer under way stops at once.
     public nonisolated func hold(metered held: Bool) {
-        let (changed, pass) = gate.withLock { g -> (Bool, Task<Void, any Error>?) in
+        let (changed, pass, automatic) = gate.withLock { g -> (Bool, Task<Void, any Error>?, [Task<Bool, any Error>]) in
             defer { g.held = held }
-            return (g.held != held, g.pass)
+            return (g.held != held, g.pass, g.fetches.values.filter { !$0.byHand }.map(\.task))
         }
         guard changed else { return }
         if held {
             logger.info("audio transfers wait: the connection is metered")
             pass?.cancel()
+            for fetch in automatic { fetch.cancel() }
         } else {
             logger.info("audio transfers resume: the connection is no longer metered")
             kick()
@@ -96,7 +97,7 @@ public actor AudioTransfers {
         kicks.finish()
         let fetches = gate.withLock { g in
             g.stopped = true
-            return Array(g.fetches.values)
+            return g.fetches.values.map(\.task)
         }
         for fetch in fetches { fetch.cancel() }
     }

@@ -95,7 +95,13 @@ extension Bench {
         let (serverCPU1, bCPU1) = (server.cpuSeconds, db.cpuSeconds)
         let pullTime = try timed { try Self.syncToCompletion(cb) }
         // The pull leaves its search rows to a catch-up after the last page; a search waits for what is left.
+        // Meanwhile a note.add every 10 ms on another connection: a write must not wait behind the catch-up
+        // (issue #57: p99 < 100 ms).
+        let sermonOnB = try cb.call("sermon.list", ["limit": 1])["items"]?.arrayValue?.first?["id"]?.stringValue
+        let writes = try NoteAddProbe(socket: "\(sd)/b.sock", sermonId: sermonOnB ?? "")
+        writes.start()
         let searchReady = try timed { _ = try cb.call("search.query", ["q": "grace"]) }
+        let writeLatencies = try writes.stop()
         // Where the CPU went (diagnostic, not a figure): A's includes its start.
         say(String(format: "  CPU seconds: push A %.2f, server %.2f; pull server %.2f, B %.2f", da.cpuSeconds,
                    serverCPU1 - serverCPU0, server.cpuSeconds - serverCPU1, db.cpuSeconds - bCPU1))
@@ -137,6 +143,9 @@ extension Bench {
                    target: nil, higherIsBetter: false),
             Figure(name: "first search on B after the full sync, \(backend) (\(scale)×): waits for the index to fill",
                    value: searchReady * 1000, unit: "ms", target: nil, higherIsBetter: false),
+            Figure(name: "note.add p99 while that first search waits, \(backend) (\(scale)×), \(writeLatencies.count) writes",
+                   value: writeLatencies.p99, unit: "ms", baseline: writeLatencies.idleP99, baselineName: "note.add p99 on B after it",
+                   target: "< 100 ms", higherIsBetter: false),
             Figure(name: "tnotesd RSS idle, empty store", value: Double(idleRss) / 1024, unit: "MiB", target: "< 25 MB", higherIsBetter: false),
             Figure(name: "tnotesd RSS after full sync (\(scale)×, \(backend))", value: Double(afterRss) / 1024, unit: "MiB",
                    target: nil, higherIsBetter: false),
@@ -175,5 +184,63 @@ extension Bench {
             }
         }
         return http + insert
+    }
+}
+
+/// `note.add` on its own connection every 10 ms while something else runs, timed one by one; then as many
+/// again with nothing else running, for the baseline.
+final class NoteAddProbe: @unchecked Sendable {
+    // Unchecked because: `latencies` is written by the probe's thread only until `stop` joins it.
+    private let connection: RPCConnection
+    private let sermonId: String
+    private let running = Atomic<Bool>(true)
+    private var latencies: [Double] = []
+    private var failure: (any Error)?
+    private var thread: Thread?
+    private let done = DispatchSemaphore(value: 0)
+
+    init(socket: String, sermonId: String) throws {
+        guard !sermonId.isEmpty else { throw BenchError("no sermon to add notes to") }
+        connection = try RPCConnection(path: socket)
+        self.sermonId = sermonId
+    }
+
+    private func add(_ k: Int) throws -> Double {
+        let t = Date()
+        _ = try connection.call("note.add", .object(["sermonId": .string(sermonId), "timestamp": .int(Int64(k)),
+                                                     "text": .string("written while the index catches up \(k)")]))
+        return Date().timeIntervalSince(t) * 1000
+    }
+
+    func start() {
+        let t = Thread { [self] in
+            defer { done.signal() }
+            var k = 0
+            while running.load(ordering: .relaxed) {
+                do { latencies.append(try add(k)) } catch { failure = error; return }
+                k += 1
+                usleep(10_000)
+            }
+        }
+        thread = t
+        t.start()
+    }
+
+    /// Ends the probe; the p99 of its writes, and of as many (at least 100) on the idle daemon after.
+    func stop() throws -> (p99: Double, idleP99: Double, count: Int) {
+        running.store(false, ordering: .relaxed)
+        done.wait()
+        if let failure { throw failure }
+        guard !latencies.isEmpty else { throw BenchError("no note.add finished while the search waited") }
+        var idle: [Double] = []
+        for k in 0..<min(300, max(100, latencies.count)) {
+            idle.append(try add(k))
+            usleep(10_000)
+        }
+        func p99(_ l: [Double]) -> Double {
+            let sorted = l.sorted()
+            return sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))]
+        }
+        return (p99(latencies), p99(idle), latencies.count)
     }
 }

@@ -273,13 +273,88 @@ struct AudioOnDemandTests {
             #expect(names == ["\(rig.ids[0]).ogg", "\(rig.ids[2]).ogg", "notes.txt"], "\(names.sorted())")
             #expect(try Self.disagreement(b, rig) == nil)
             #expect(try Self.state(b, rig.ids[0]).local, "the recovered download was not kept")
-            // The recovered copy is not taken for uploaded until the server confirms it (it goes up once).
+            // The recovered copy is not taken for uploaded until the server confirms it: the upload queue (which
+            // takes only copies not uploaded) sends it once.
+            try b.client().call("sync.now", ["wait": true])
             #expect(try eventually(timeout: 20, every: 0.2) {
                 try b.client().call("sermon.get", ["id": .string(rig.ids[0])])["audio"]?["uploaded"] == true
             })
+            #expect(rig.proxy.seen(method: "PUT", pathPrefix: "/v1/audio/\(rig.ids[0])").count == 1)
             // The resumed fetch asked only for the rest of its partial.
             let ranges = rig.proxy.seen(method: "GET", pathPrefix: "/v1/audio/\(rig.ids[2])").compactMap { $0.headers["range"] }
             #expect(ranges == ["bytes=1048576-"], "\(ranges)")
+        }
+    }
+
+    @Test("the least recently used copy goes first (a copy used again stays); an import replaces a cached copy, and is the only copy")
+    func leastRecentlyUsedAndImport() throws {
+        let rig = try Rig(files: 3, extras: ["audio = \"on-demand\"\naudio_cache_bytes = 5000000\n"])
+        defer { rig.stop() }
+        try rig.rig.withLogs {
+            let b = rig.rig.devices[1]
+            let cb = try b.client()
+            try cb.call("sync.now", ["wait": true])
+            try cb.call("audio.fetch", ["sermonId": .string(rig.ids[0])])
+            try cb.call("audio.fetch", ["sermonId": .string(rig.ids[1])])
+            // Used again (already here: nothing downloaded), ids[0] is now the most recently used.
+            #expect(try cb.call("audio.fetch", ["sermonId": .string(rig.ids[0])])["fetched"] == false)
+            try cb.call("audio.fetch", ["sermonId": .string(rig.ids[2])])
+            #expect(try rig.ids.map { try Self.state(b, $0).local } == [true, false, true])
+            #expect(try Self.disagreement(b, rig) == nil)
+            #expect(rig.downloads() == 3)
+
+            // A new recording imported for ids[0] replaces its cached copy: the old file goes, the new one is the
+            // only copy until it is uploaded, and is never evicted meanwhile.
+            rig.proxy.setFault(.respond(status: 503), method: "PUT", pathPrefix: "/v1/audio/")
+            let source = b.dir.file("new.ogg")
+            try SyncAudioTests.randomFile(source, mebibytes: 1)
+            let imported = try cb.call("audio.import", ["sermonId": .string(rig.ids[0]), "path": .string(source)])
+            #expect(imported["audio"]?["uploaded"] == false && imported["audio"]?["localAvailable"] == true)
+            let path = try #require(try cb.call("audio.path", ["sermonId": .string(rig.ids[0])])["path"]?.stringValue)
+            #expect(try SyncAudioTests.sha256sum(path) == SyncAudioTests.sha256sum(source))
+            let names = try FileManager.default.contentsOfDirectory(atPath: "\(b.dataDir)/audio").filter { $0.hasPrefix(rig.ids[0]) }
+            #expect(names == [(path as NSString).lastPathComponent], "the replaced copy is gone: \(names)")
+            #expect(try cb.callError("audio.evict", ["sermonId": .string(rig.ids[0])]).code == -32002)
+            try cb.call("audio.fetch", ["sermonId": .string(rig.ids[1])])
+            #expect(try Self.state(b, rig.ids[0]).local, "the only copy was evicted")
+            #expect(try Self.state(b, rig.ids[2]).local == false)
+        }
+    }
+
+    @Test("a copy a transcription reads is not evicted, by hand or by the cache; once the job ends it may go",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/bin/sleep")))
+    func transcriptionPinsItsAudio() throws {
+        let scratch = TempDirectory()
+        let engine = try scratch.write("engine.sh", """
+            #!/bin/sh
+            sleep 3
+            echo '{"text": "grace upon grace", "segments": [{"start": 0, "end": 1.5, "text": "grace upon grace"}]}'
+            """)
+        chmod(engine, 0o755)
+        let processing = "[processing]\nauto_transcribe = false\ntranscriber = \"command\"\ntranscribe_command = [\"\(engine)\"]\n"
+        let rig = try Rig(files: 2, extras: ["audio = \"on-demand\"\naudio_cache_bytes = 3000000\n" + processing])
+        defer { rig.stop() }
+        try rig.rig.withLogs {
+            let b = rig.rig.devices[1]
+            let cb = try b.client()
+            try cb.call("sync.now", ["wait": true])
+            // The job fetches ids[0] first, then the engine reads it for 3 s.
+            let job = try #require(try cb.call("transcript.generate", ["sermonId": .string(rig.ids[0])])["jobId"]?.stringValue)
+            #expect(try eventually(timeout: 20) {
+                try cb.call("jobs.get", ["id": .string(job)])["state"] == "running" && Self.state(b, rig.ids[0]).local
+            })
+            let inUse = try cb.callError("audio.evict", ["sermonId": .string(rig.ids[0])])
+            #expect(inUse.code == -32002 && inUse.message.contains("being read"), "\(inUse)")
+            // The cache cannot make room for a second file without it: refused, and the copy stays.
+            let noRoom = try cb.callError("audio.fetch", ["sermonId": .string(rig.ids[1])])
+            #expect(noRoom.code == -32005, "\(noRoom)")
+            #expect(try Self.state(b, rig.ids[0]).local)
+            #expect(try eventually(timeout: 30) { try cb.call("jobs.get", ["id": .string(job)])["state"] == "done" })
+            #expect(try cb.call("sermon.get", ["id": .string(rig.ids[0])])["transcript"]?["text"] == "grace upon grace")
+            // Done: the cache may evict it now.
+            #expect(try cb.call("audio.fetch", ["sermonId": .string(rig.ids[1])])["fetched"] == true)
+            #expect(try Self.state(b, rig.ids[0]).local == false)
+            #expect(try Self.disagreement(b, rig) == nil)
         }
     }
 }
