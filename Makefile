@@ -10,10 +10,14 @@ USERUNITDIR = $(DESTDIR)$(PREFIX)/lib/systemd/user
 DOCDIR = $(DESTDIR)$(PREFIX)/share/doc/tnotes
 BINARIES = tnotesd tnotes tnotes-server
 
-.PHONY: deps build release run test install uninstall clean deb test-deb
+.PHONY: deps deps-run build release run test install uninstall clean deb test-deb
 
 deps:
 	@./scripts/install-deps.sh
+
+# What `make run` needs, without the test suite's servers, browsers and buses.
+deps-run:
+	@./scripts/install-deps.sh run
 
 build: deps
 	$(SWIFT) build
@@ -23,7 +27,7 @@ release: deps
 
 # Builds and runs the daemon in the foreground: local-only, embedded SQLite, no config needed. Builds only
 # what it runs (the daemon, and the CLI to talk to it), not the server, the bench or the fuzzers.
-run: deps
+run: deps-run
 	$(SWIFT) build -c release --product tnotesd
 	$(SWIFT) build -c release --product tnotes
 	./.build/release/tnotesd
