@@ -39,7 +39,10 @@ extension Store {
         let clock = ContinuousClock()
         let started = clock.now
         try catchUpSearchOnQueue(limit: limit)
+        // The chunk's job pays for the checkpoint its frames make due, not the next small write.
+        db?.checkpointIfPastSmallCommits()
         let took = clock.now - started
+        logger.debug("search index chunk", metadata: ["rows": "\(limit.rows)", "records": "\(limit.records)", "took": "\(took)"])
         // Only a full chunk says how long one takes (the last one of a backlog is smaller).
         if searchBacklog.isBehind, took > .zero {
             let scaled = Double(limit.rows) * (Self.searchChunkTarget / took)

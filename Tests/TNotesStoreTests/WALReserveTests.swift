@@ -79,7 +79,10 @@ struct WALReserveTests {
         }
         #expect(size(t.dbPath + "-wal") == Self.reserved)
 
-        // One commit of ~1500 pages: the WAL holds it all afterwards (no checkpoint at 1000).
+        // One commit of ~1500 pages: the WAL holds it all afterwards (no checkpoint at 1000). The search index's
+        // catch-up is held: its chunks, background work, checkpoint after themselves (`checkpointIfPastSmallCommits`).
+        let hold = store.holdSearchIndex()
+        defer { hold.release() }
         let text = String(repeating: "grace upon grace ", count: 200)
         try await store.write { s in
             for k in 0..<1500 {
@@ -91,5 +94,31 @@ struct WALReserveTests {
         #expect(frames > 1500, "the large commit's frames were checkpointed early: \(frames) left")
         store.close()
     }
-}
 
+    /// The search index's catch-up checkpoints after its own large chunks, so that the next small commit (a
+    /// person's `note.add`) does not inherit a long WAL to checkpoint (issue #57).
+    @Test func searchCatchUpLeavesNoLongWALToTheNextWrite() async throws {
+        let t = TempStore()
+        let store = try t.open()
+        let sermon = Identifier.make()
+        let text = String(repeating: "grace upon grace ", count: 200)
+        let hold = store.holdSearchIndex()
+        try await store.write { s in
+            for k in 0..<1500 {
+                _ = try s.commitLocal(.notes, record: Rec.note(Identifier.make(), sermonId: sermon, text: text + "\(k)", at: Double(k),
+                                                               updatedAt: s.stamp()), op: .upsert)
+            }
+        }
+        hold.release()
+        try await store.catchUpSearch()
+        // Everything the catch-up's chunks wrote is in the database file: nothing is left for a write to copy.
+        // Read from the WAL index (the -shm file) without checkpointing: the frames written (`mxFrame`, offset
+        // 16) against those copied back (`nBackfill`, offset 96).
+        let shm = try #require(FileManager.default.contents(atPath: t.dbPath + "-shm"))
+        func u32(_ at: Int) -> Int { shm[at..<at + 4].withUnsafeBytes { Int($0.loadUnaligned(as: UInt32.self)) } }
+        let (written, copied) = (u32(16), u32(96))
+        #expect(written > 1500, "the catch-up wrote \(written) frames")
+        #expect(written - copied < 1000, "the WAL still held \(written - copied) frames to checkpoint")
+        store.close()
+    }
+}
