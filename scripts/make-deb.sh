@@ -21,7 +21,8 @@ fi
 # (SQLite, systemd, libstdc++, glibc) comes from Debian and becomes Depends. PocketSphinx, SWORD, libcurl, libpulse and libopusenc/libogg
 # are dlopen()ed on first use (Sources/CPocketSphinx, Sources/CSword, Sources/CCurlShim, Sources/CPulseAudio, Sources/COggOpus), which
 # dpkg-shlibdeps cannot see: their libraries are named in Depends by hand, by the sonames the loaders open.
-scratch=.build-deb
+# The scratch and flags of `make run` and `make release`, which scripts/fuzz.sh builds in too (it says why).
+scratch=.build
 for product in tnotesd tnotes tnotes-server; do
   swift build -c release --scratch-path "$scratch" --static-swift-stdlib --product "$product"
 done

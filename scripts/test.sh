@@ -34,11 +34,6 @@ echo "== fuzz corpus replay (normal build)"
 .build/debug/tnotes-fuzz-push Tests/Fuzz/corpus-push/*
 .build/debug/tnotes-fuzz-render Tests/Fuzz/corpus-render/*
 
-if [ "${SKIP_FUZZ:-0}" != 1 ]; then
-  echo "== fuzzing (${FUZZ_SECONDS:-60}s per target)"
-  ./scripts/fuzz.sh
-fi
-
 # Debian packages (issue #20): build them (static Swift runtime, man pages, lintian), install them with
 # apt-get, run what they installed, remove them. Needs root for apt-get; otherwise skipped visibly.
 if [ "${SKIP_DEB:-0}" != 1 ]; then
@@ -48,6 +43,12 @@ if [ "${SKIP_DEB:-0}" != 1 ]; then
   else
     echo "== SKIPPED: Debian package test (needs root for apt-get; run sudo make test-deb)"
   fi
+fi
+
+# After the packages: the fuzz builds reuse their release build of every dependency (scripts/fuzz.sh).
+if [ "${SKIP_FUZZ:-0}" != 1 ]; then
+  echo "== fuzzing (${FUZZ_SECONDS:-60}s per target)"
+  ./scripts/fuzz.sh
 fi
 
 if [ "${SKIP_BENCH:-0}" != 1 ]; then
