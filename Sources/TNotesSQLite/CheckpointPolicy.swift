@@ -68,4 +68,11 @@ extension SQLiteConnection {
         guard let state = walHookState, state.frames >= state.policy.smallCommitsAt, state.added >= state.policy.smallCommit else { return }
         _ = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
     }
+
+    /// Checkpoints now if the WAL is past the small commits' length, whatever its last commit: for the end of
+    /// a run of large commits (a pull's pages), whose checkpoint was left for later. Passive, as the hook's.
+    public func checkpointIfPastSmallCommitsLength() {
+        guard let state = walHookState, state.frames >= state.policy.smallCommitsAt else { return }
+        _ = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+    }
 }

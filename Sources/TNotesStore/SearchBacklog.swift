@@ -30,6 +30,18 @@ struct SearchBacklog {
     /// `derivePending` makes the rows from the stored records afterwards, a chunk per transaction.
     var recordsPending = false
 
+    /// Rows one waiting record of a collection made when last derived (`derivePending`), so that a chunk derives
+    /// about as many rows as it is given, whatever the records: a note makes one row, a transcript one per
+    /// segment (20 in the bench's data, hundreds for an hour's sermon). With a count of records instead, the
+    /// chunks sized for notes took 5,976 transcripts at once when the pull's keys reached them (275 ms), and
+    /// the smallest chunk of transcripts still took 65-80 ms: a `note.add` waited for each.
+    private var rowsPerRecord: [String: Double] = [:]
+    /// What a collection's records are taken to make before one of its chunks is measured: cautious for
+    /// transcripts, whose first chunk is then small.
+    private static func expectedRows(_ collection: String) -> Double {
+        collection == "transcripts" ? 200 : 1
+    }
+
     static let stateName = "search_index"
 
     /// Reads the watermark. A store without one (made before the index could trail) has every row in FTS:
@@ -48,10 +60,10 @@ struct SearchBacklog {
         return backlog
     }
 
-    /// The waiting keys one `derivePending` takes (its LIMIT bound as `?n`): the same statement picks the
-    /// keys to derive and the keys to remove, so the two always agree.
-    private static func pendingChunk(limit n: Int) -> String {
-        "SELECT collection, record_id FROM search_pending ORDER BY collection, record_id LIMIT ?\(n)"
+    /// The waiting keys one `derivePending` takes, of one collection (bound as `?c`) and at most `?n` of them:
+    /// the same statement picks the keys to derive and the keys to remove, so the two always agree.
+    private static func pendingChunk(limit n: Int, collection c: Int) -> String {
+        "SELECT collection, record_id FROM search_pending WHERE collection = ?\(c) ORDER BY record_id LIMIT ?\(n)"
     }
 
     /// A new record whose rows wait to be derived (inside the record's transaction).
@@ -66,13 +78,19 @@ struct SearchBacklog {
         try db.run("DELETE FROM search_pending WHERE collection = ? AND record_id = ?", [.text(collection), .text(id)])
     }
 
-    /// Derives the rows of up to `limit` waiting records from the records as stored, under the
-    /// rowids `allocate` would give (`nextDoc` on), and removes their keys, inside the caller's transaction.
-    /// The SQL is `search_source`'s, one branch per kind, driven by the waiting keys (a probe per key, not a
-    /// scan of the view); a test holds the rows equal to the view and to what `SearchIndex.documents` writes.
-    /// Returns whether keys are left.
-    mutating func derivePending(_ db: SQLiteConnection, limit take: Int64) throws -> Bool {
+    /// Derives about `rows` rows (at least one record's) from waiting records of one collection, as stored,
+    /// under the rowids `allocate` would give (`nextDoc` on), and removes their keys, inside the caller's
+    /// transaction. The SQL is `search_source`'s, one branch per kind, driven by the waiting keys (a probe per
+    /// key, not a scan of the view); a test holds the rows equal to the view and to what
+    /// `SearchIndex.documents` writes. Returns whether keys are left.
+    mutating func derivePending(_ db: SQLiteConnection, rows: Int64) throws -> Bool {
         guard recordsPending else { return false }
+        guard let collection = try db.scalar("SELECT collection FROM search_pending ORDER BY collection, record_id LIMIT 1").string else {
+            return false
+        }
+        let perRecord = rowsPerRecord[collection] ?? Self.expectedRows(collection)
+        let wanted = (Double(max(1, rows)) / perRecord).rounded(.down)
+        let take = Int64(min(max(1, wanted), 1e9))
         // The rows take the rowids from `nextDoc` on, as `allocate` would give them, by leaving them to SQLite:
         // a row inserted without one gets the table's largest rowid plus one. So the largest must be
         // `nextDoc - 1` first; when it is lower (the top rows were deleted, or a write that took rowids rolled
@@ -92,7 +110,7 @@ struct SearchBacklog {
                 """, [.int(base)])
         }
         try db.run("""
-            WITH chunk AS MATERIALIZED (\(Self.pendingChunk(limit: 1))),
+            WITH chunk AS MATERIALIZED (\(Self.pendingChunk(limit: 1, collection: 2))),
             rows(collection, record_id, sermon_id, kind, start, body) AS (
                 SELECT r.collection, r.id, r.id, 'sermon', NULL,
                        json_extract(r.body, '$.title') || ' ' || coalesce(json_extract(r.body, '$.speaker'), '')
@@ -121,12 +139,16 @@ struct SearchBacklog {
             INSERT INTO search_docs(doc, collection, record_id, sermon_id, kind, start, body)
             SELECT NULL, collection, record_id, sermon_id, kind, start, body
               FROM rows WHERE typeof(body) = 'text'
-            """, [.int(take)])
+            """, [.int(take), .text(collection)])
         let made = db.changes
         if placeholder { try db.run("DELETE FROM search_docs WHERE doc = ?", [.int(base)]) }
         nextDoc += Int64(made)
         added += made
-        try db.run("DELETE FROM search_pending WHERE (collection, record_id) IN (\(Self.pendingChunk(limit: 1)))", [.int(take)])
+        try db.run("DELETE FROM search_pending WHERE (collection, record_id) IN (\(Self.pendingChunk(limit: 1, collection: 2)))",
+                   [.int(take), .text(collection)])
+        // A record costs at least its probe, whatever it made (a deleted one makes none).
+        let taken = db.changes
+        if taken > 0 { rowsPerRecord[collection] = max(1, Double(made) / Double(taken)) }
         // `recordsPending` stays set until the caller's transaction has committed (`derived`).
         return try db.scalar("SELECT EXISTS(SELECT 1 FROM search_pending)").int == 1
     }

@@ -14,38 +14,36 @@ extension Store {
     static let inlineSearchFlushRows = 1000
     /// How long small writes' rows may wait for FTS when nothing searches (a search catches up at once).
     static let searchCatchUpDelay: DispatchTimeInterval = .milliseconds(200)
-    /// Rows a background catch-up adds per transaction: a write that arrives meanwhile waits for one chunk
-    /// (~0.15 s), not for the whole backlog of a large pull.
+    /// The most rows a catch-up chunk derives and adds to FTS per transaction: a write that arrives meanwhile
+    /// waits for one chunk, not for the whole backlog of a large pull.
     public static let searchCatchUpChunk: Int64 = 50_000
-    /// Waiting records (`search_pending`) a background catch-up derives rows for per transaction (a record
-    /// makes 2.6 rows on average at the bench's mix, most of a chunk).
-    public static let searchCatchUpChunkRecords: Int64 = 20_000
     /// How long one chunk's transaction should take: a write that arrives meanwhile waits for it (issue #57:
     /// a `note.add` p99 under 100 ms while the index catches up). The chunk's size follows the last chunk's
     /// time, between `searchCatchUpChunk` rows (a fast machine) and a twentieth of it; a fixed 50,000 rows took
     /// 0.15 s in a fast phase and twice that in a slow one.
-    static let searchChunkTarget: Duration = .milliseconds(40)
+    ///
+    /// 30 ms, not the 40 ms that first seemed enough: a chunk's time varies by half either way from the last
+    /// one's (the pages it reads, FTS5's merges), and the chunks at 40 ms reached 76 ms.
+    static let searchChunkTarget: Duration = .milliseconds(30)
     static let searchChunkFloor: Int64 = searchCatchUpChunk / 20
-
-    /// Both bounds of the next chunk, as `catchUpSearchOnQueue` takes them (on `queue`).
-    var searchCatchUpChunkLimit: (rows: Int64, records: Int64) {
-        (searchChunkRows, max(1, searchChunkRows * Self.searchCatchUpChunkRecords / Self.searchCatchUpChunk))
-    }
+    /// A chunk grows to at most twice the last one: the first chunks after a pull read pages no cache holds yet
+    /// and take longer per row than the later ones, and one fast chunk is no proof of the next.
+    static let searchChunkGrowth = 2.0
 
     /// On `queue`: one chunk of the catch-up, sized by the last one's time. Returns whether rows still wait.
     func catchUpSearchChunkOnQueue() throws -> Bool {
         guard db != nil else { throw StoreError.closed }
-        let limit = searchCatchUpChunkLimit
+        let rows = searchChunkRows
         let clock = ContinuousClock()
         let started = clock.now
-        try catchUpSearchOnQueue(limit: limit)
+        try catchUpSearchOnQueue(rows: rows, derive: true)
         // The chunk's job pays for the checkpoint its frames make due, not the next small write.
         db?.checkpointIfPastSmallCommits()
         let took = clock.now - started
-        logger.debug("search index chunk", metadata: ["rows": "\(limit.rows)", "records": "\(limit.records)", "took": "\(took)"])
+        logger.debug("search index chunk", metadata: ["rows": "\(rows)", "took": "\(took)"])
         // Only a full chunk says how long one takes (the last one of a backlog is smaller).
         if searchBacklog.isBehind, took > .zero {
-            let scaled = Double(limit.rows) * (Self.searchChunkTarget / took)
+            let scaled = Double(rows) * min(Self.searchChunkGrowth, Self.searchChunkTarget / took)
             searchChunkRows = min(Self.searchCatchUpChunk, max(Self.searchChunkFloor, Int64(scaled.isFinite ? min(scaled, 1e12) : 1e12)))
         }
         return searchBacklog.isBehind
@@ -101,35 +99,63 @@ extension Store {
         scheduleSearchCatchUp(after: Self.searchCatchUpDelay)
     }
 
-    /// On `queue`: a background catch-up of one chunk after `delay`, then the next chunk at once, until
-    /// nothing waits; writes queued meanwhile run between the chunks.
+    /// On `queue`: a background catch-up after `delay` (`enqueueSearchChunk`).
     func scheduleSearchCatchUp(after delay: DispatchTimeInterval) {
         guard searchBacklog.isBehind, !searchCatchUpScheduled else { return }
         searchCatchUpScheduled = true
         queue.asyncAfter(deadline: .now() + delay) { [weak self] in
             guard let self else { return }
             self.searchCatchUpScheduled = false
-            guard !self.searchHeld else { return }
+            self.enqueueSearchChunk()
+        }
+    }
+
+    /// On `queue`: queues the catch-up's next chunk, a job of its own, and the chunk the next when rows still
+    /// wait, until nothing does; writes queued meanwhile run between the chunks. Searches that wait
+    /// (`catchUpSearch`) are resumed when the chain ends.
+    ///
+    /// One chain at a time, for the background catch-up and every waiting search alike. A search used to run
+    /// chunks of its own beside the background's, and a write then waited for two chunks, not one (1× bench:
+    /// 18 note.adds in the first search's 1.95 s, p99 341 ms).
+    func enqueueSearchChunk() {
+        guard !searchChunkQueued else { return }
+        guard searchBacklog.isBehind else { return resumeSearchWaiters(.success(())) }
+        // A hold (a pull) stops the background catch-up, not a search's.
+        guard !searchHeld || !searchWaiters.isEmpty else { return }
+        searchChunkQueued = true
+        queue.async { [weak self] in
+            guard let self else { return }
+            self.searchChunkQueued = false
             do {
-                _ = try self.catchUpSearchChunkOnQueue()
-                self.scheduleSearchCatchUp(after: .milliseconds(0))
+                if try self.catchUpSearchChunkOnQueue() {
+                    self.enqueueSearchChunk()
+                } else {
+                    self.resumeSearchWaiters(.success(()))
+                }
             } catch {
                 // The rows are safe in search_docs; the next write or search tries again.
                 self.logger.warning("search index catch-up failed", metadata: ["error": "\(error)"])
+                self.resumeSearchWaiters(.failure(error))
             }
         }
     }
 
-    /// On `queue`, in a transaction of its own: rows derived for up to `limit.records` waiting records (none
-    /// when 0), then up to `limit.rows` committed rows into FTS.
-    func catchUpSearchOnQueue(limit: (rows: Int64, records: Int64)) throws {
+    private func resumeSearchWaiters(_ result: Result<Void, any Error>) {
+        let waiters = searchWaiters
+        searchWaiters.removeAll()
+        for waiter in waiters { waiter.resume(with: result) }
+    }
+
+    /// On `queue`, in a transaction of its own: about `rows` rows derived for waiting records (if `derive`),
+    /// then up to `rows` committed rows into FTS.
+    func catchUpSearchOnQueue(rows: Int64, derive: Bool) throws {
         guard let db, searchBacklog.isBehind else { return }
         var keysLeft = searchBacklog.recordsPending
         let through = try db.transaction { () throws -> Int64? in
-            if searchBacklog.recordsPending, limit.records != 0 {
-                keysLeft = try searchBacklog.derivePending(db, limit: limit.records)
+            if searchBacklog.recordsPending, derive {
+                keysLeft = try searchBacklog.derivePending(db, rows: rows)
             }
-            return try searchBacklog.flush(db, limit: limit.rows)
+            return try searchBacklog.flush(db, limit: rows)
         }
         searchBacklog.derived(keysLeft: keysLeft)
         if let through { searchBacklog.flushed(through: through) }
@@ -139,15 +165,32 @@ extension Store {
     /// Brings FTS up to every committed write (a search calls this first, so it finds what was just
     /// written). Costs nothing when nothing waits.
     ///
-    /// Each chunk is a job of its own on the queue: writes queued meanwhile commit between the chunks, so a
-    /// first search after a large pull no longer holds every write for the whole backlog (22 s at 16×).
+    /// The search joins the catch-up's one chain of chunks (`enqueueSearchChunk`): writes queued meanwhile
+    /// commit between the chunks, so a first search after a large pull no longer holds every write for the
+    /// whole backlog (22 s at 16×).
     public func catchUpSearch() async throws {
         guard searchBehind.withLock({ $0 }) else { return }
         if runsInline { return try catchUpSearchSync() }
-        var behind = true
-        while behind {
-            behind = try await withCheckedThrowingContinuation { (cont: CheckedContinuation<Bool, Error>) in
-                queue.async { cont.resume(with: Result { try self.catchUpSearchChunkOnQueue() }) }
+        try await withCheckedThrowingContinuation { (cont: CheckedContinuation<Void, any Error>) in
+            queue.async {
+                guard self.db != nil else { return cont.resume(throwing: StoreError.closed) }
+                guard self.searchBacklog.isBehind else { return cont.resume() }
+                self.searchWaiters.append(cont)
+                self.enqueueSearchChunk()
+            }
+        }
+    }
+
+    /// Checkpoints the WAL if large commits left it long (`CheckpointPolicy` leaves their checkpoint until the
+    /// WAL reaches `anyCommitsAt`). A pull calls this after its last page, so that its checkpoint is the
+    /// pull's own work and not the first search-index chunk's after it, which a `note.add` then waited for
+    /// (1×: the first chunk took 124 ms, the next of the same size 14 ms).
+    public func checkpointAfterLargeWrites() async {
+        if runsInline { return queue.sync { db?.checkpointIfPastSmallCommitsLength() } }
+        await withCheckedContinuation { (cont: CheckedContinuation<Void, Never>) in
+            queue.async {
+                self.db?.checkpointIfPastSmallCommitsLength()
+                cont.resume()
             }
         }
     }

@@ -35,9 +35,14 @@ public final class Store: @unchecked Sendable {
     var searchBacklog: SearchBacklog
     /// A catch-up of the search index is due on `queue` (see `scheduleSearchCatchUp`).
     var searchCatchUpScheduled = false
+    /// A catch-up chunk's job is on `queue` (`enqueueSearchChunk`); on `queue` only.
+    var searchChunkQueued = false
+    /// Searches waiting for the catch-up's chain to end (`catchUpSearch`); on `queue` only.
+    var searchWaiters: [CheckedContinuation<Void, any Error>] = []
     /// Rows the next catch-up chunk adds (`catchUpSearchChunkOnQueue` sizes it); on `queue` only.
-    /// It starts small, and grows on a machine fast enough (a chunk under `searchChunkTarget`).
-    var searchChunkRows: Int64 = Store.searchCatchUpChunk / 5
+    /// It starts at the least (the first chunk after a pull reads cold pages: 10,000 rows took 160 ms at 1×),
+    /// and grows on a machine fast enough (a chunk under `searchChunkTarget`).
+    var searchChunkRows: Int64 = Store.searchChunkFloor
     /// The least seq the next outbox entry may take (see `StoreSession.queue`); used on `queue` only.
     var nextOutboxSeq: Int64 = 1
     /// Whether committed search rows wait for FTS: read by searches (any thread) before they query.
@@ -249,7 +254,7 @@ public final class Store: @unchecked Sendable {
             // Up to one chunk of what waits for FTS goes in now, and the clock is kept. No more: after a large
             // pull the rest could outlast the service manager's stop timeout (30 s); the next open catches up
             // in the background, and a search waits for it.
-            do { try catchUpSearchOnQueue(limit: (rows: Self.searchCatchUpChunk, records: 0)) } catch {
+            do { try catchUpSearchOnQueue(rows: Self.searchCatchUpChunk, derive: false) } catch {
                 logger.warning("search index catch-up at close failed", metadata: ["error": "\(error)"])
             }
             try? db.transaction { try persistClock(db) }

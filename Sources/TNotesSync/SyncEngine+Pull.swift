@@ -44,10 +44,18 @@ extension SyncEngine {
     /// not applied unless `sync.confirm` allowed it: the pull stops there, held, with the count.
     /// `received`: every change the pages brought, applied or not (`SyncReport.downloaded`).
     func pullAll() async throws -> (applied: Int, held: Int, received: Int) {
-        var tally = PullTally()
         // The pages' search rows wait for FTS until the last page (a search meanwhile still finds them).
         let searchHold = store.holdSearchIndex()
         defer { searchHold.release() }
+        let pulled = try await pullPages()
+        // The pages' large commits left the WAL long: the pull checkpoints it, before the index's catch-up.
+        if pulled.applied > 0 { await store.checkpointAfterLargeWrites() }
+        return pulled
+    }
+
+    /// `pullAll`'s pages, under its hold.
+    private func pullPages() async throws -> (applied: Int, held: Int, received: Int) {
+        var tally = PullTally()
         var cursor = try await store.read { s in try s.pullCursor() }
         if cursor == nil && !snapshotUnsupported {
             switch try await snapshot(&tally) {
