@@ -37,9 +37,7 @@ struct AudioImporter {
         }
         try DaemonPaths.makeDirectory(audioDirectory)
         let fileName = Self.safeName(source)
-        let given = fileName.split(separator: ".").count > 1 ? "." + fileName.split(separator: ".").last! : ""
-        // `.download` is what a partial download is called (AudioTransfers+Fetch.swift).
-        let ext = given == ".download" ? "" : given
+        let ext = AudioFileName.storedExtension(of: fileName)
         // The temp file is named for the sermon (the sync engine's start-up sweep removes one a kill left);
         // the final name carries the digest, so an import never replaces, under the same name, a copy a row
         // still claims (an eviction or a download of that copy may be running; a kill before the store has

@@ -36,6 +36,9 @@ struct SearchBacklog {
     /// chunks sized for notes took 5,976 transcripts at once when the pull's keys reached them (275 ms), and
     /// the smallest chunk of transcripts still took 65-80 ms: a `note.add` waited for each.
     private var rowsPerRecord: [String: Double] = [:]
+    /// The keys a collection's last chunk took: the next takes at most twice as many, so that a chunk of short
+    /// records (a few empty transcripts) cannot make the next chunk take thousands of long ones at once.
+    private var lastTake: [String: Int64] = [:]
     /// What a collection's records are taken to make before one of its chunks is measured: cautious for
     /// transcripts, whose first chunk is then small.
     private static func expectedRows(_ collection: String) -> Double {
@@ -82,15 +85,17 @@ struct SearchBacklog {
     /// under the rowids `allocate` would give (`nextDoc` on), and removes their keys, inside the caller's
     /// transaction. The SQL is `search_source`'s, one branch per kind, driven by the waiting keys (a probe per
     /// key, not a scan of the view); a test holds the rows equal to the view and to what
-    /// `SearchIndex.documents` writes. Returns whether keys are left.
-    mutating func derivePending(_ db: SQLiteConnection, rows: Int64) throws -> Bool {
-        guard recordsPending else { return false }
+    /// `SearchIndex.documents` writes. Returns whether keys are left, and the rows made.
+    mutating func derivePending(_ db: SQLiteConnection, rows: Int64) throws -> (keysLeft: Bool, made: Int) {
+        guard recordsPending else { return (false, 0) }
         guard let collection = try db.scalar("SELECT collection FROM search_pending ORDER BY collection, record_id LIMIT 1").string else {
-            return false
+            return (false, 0)
         }
         let perRecord = rowsPerRecord[collection] ?? Self.expectedRows(collection)
         let wanted = (Double(max(1, rows)) / perRecord).rounded(.down)
-        let take = Int64(min(max(1, wanted), 1e9))
+        var take = Int64(min(max(1, wanted), 1e9))
+        if let last = lastTake[collection] { take = min(take, 2 * last) }
+        lastTake[collection] = take
         // The rows take the rowids from `nextDoc` on, as `allocate` would give them, by leaving them to SQLite:
         // a row inserted without one gets the table's largest rowid plus one. So the largest must be
         // `nextDoc - 1` first; when it is lower (the top rows were deleted, or a write that took rowids rolled
@@ -150,7 +155,7 @@ struct SearchBacklog {
         let taken = db.changes
         if taken > 0 { rowsPerRecord[collection] = max(1, Double(made) / Double(taken)) }
         // `recordsPending` stays set until the caller's transaction has committed (`derived`).
-        return try db.scalar("SELECT EXISTS(SELECT 1 FROM search_pending)").int == 1
+        return (try db.scalar("SELECT EXISTS(SELECT 1 FROM search_pending)").int == 1, made)
     }
 
     /// After the transaction that ran `derivePending` committed.

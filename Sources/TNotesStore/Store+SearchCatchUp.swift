@@ -36,14 +36,15 @@ extension Store {
         let rows = searchChunkRows
         let clock = ContinuousClock()
         let started = clock.now
-        try catchUpSearchOnQueue(rows: rows, derive: true)
+        let done = try catchUpSearchOnQueue(rows: rows, derive: true)
         // The chunk's job pays for the checkpoint its frames make due, not the next small write.
         db?.checkpointIfPastSmallCommits()
         let took = clock.now - started
-        logger.debug("search index chunk", metadata: ["rows": "\(rows)", "took": "\(took)"])
-        // Only a full chunk says how long one takes (the last one of a backlog is smaller).
+        logger.debug("search index chunk", metadata: ["rows": "\(rows)", "done": "\(done)", "took": "\(took)"])
+        // The next chunk follows the rate of this one, by the rows it did: a chunk that ran out of a
+        // collection's records did fewer than it was given, and its short time says nothing of a full one.
         if searchBacklog.isBehind, took > .zero {
-            let scaled = Double(rows) * min(Self.searchChunkGrowth, Self.searchChunkTarget / took)
+            let scaled = Double(max(1, min(done, rows))) * min(Self.searchChunkGrowth, Self.searchChunkTarget / took)
             searchChunkRows = min(Self.searchCatchUpChunk, max(Self.searchChunkFloor, Int64(scaled.isFinite ? min(scaled, 1e12) : 1e12)))
         }
         return searchBacklog.isBehind
@@ -117,18 +118,21 @@ extension Store {
     /// One chain at a time, for the background catch-up and every waiting search alike. A search used to run
     /// chunks of its own beside the background's, and a write then waited for two chunks, not one (1× bench:
     /// 18 note.adds in the first search's 1.95 s, p99 341 ms).
-    func enqueueSearchChunk() {
+    func enqueueSearchChunk(continuing: Bool = false) {
         guard !searchChunkQueued else { return }
         guard searchBacklog.isBehind else { return resumeSearchWaiters(.success(())) }
         // A hold (a pull) stops the background catch-up, not a search's.
         guard !searchHeld || !searchWaiters.isEmpty else { return }
+        // A new chain starts at the least: its first chunks read pages no cache holds (after a pull, 10,000
+        // rows took 160 ms, the same later 50 ms), whatever the last chain grew to.
+        if !continuing { searchChunkRows = Self.searchChunkFloor }
         searchChunkQueued = true
         queue.async { [weak self] in
             guard let self else { return }
             self.searchChunkQueued = false
             do {
                 if try self.catchUpSearchChunkOnQueue() {
-                    self.enqueueSearchChunk()
+                    self.enqueueSearchChunk(continuing: true)
                 } else {
                     self.resumeSearchWaiters(.success(()))
                 }
@@ -147,19 +151,23 @@ extension Store {
     }
 
     /// On `queue`, in a transaction of its own: about `rows` rows derived for waiting records (if `derive`),
-    /// then up to `rows` committed rows into FTS.
-    func catchUpSearchOnQueue(rows: Int64, derive: Bool) throws {
-        guard let db, searchBacklog.isBehind else { return }
+    /// then up to `rows` committed rows into FTS. Returns the larger of the two counts (the chunk's work).
+    @discardableResult
+    func catchUpSearchOnQueue(rows: Int64, derive: Bool) throws -> Int64 {
+        guard let db, searchBacklog.isBehind else { return 0 }
         var keysLeft = searchBacklog.recordsPending
+        var made = 0
+        let before = searchBacklog.indexedThrough
         let through = try db.transaction { () throws -> Int64? in
             if searchBacklog.recordsPending, derive {
-                keysLeft = try searchBacklog.derivePending(db, rows: rows)
+                (keysLeft, made) = try searchBacklog.derivePending(db, rows: rows)
             }
             return try searchBacklog.flush(db, limit: rows)
         }
         searchBacklog.derived(keysLeft: keysLeft)
         if let through { searchBacklog.flushed(through: through) }
         searchBehind.withLock { $0 = searchBacklog.isBehind }
+        return max(Int64(made), (through ?? before) - before)
     }
 
     /// Brings FTS up to every committed write (a search calls this first, so it finds what was just

@@ -84,10 +84,7 @@ extension AudioTransfers {
 
     /// The name a sermon's audio has here: `<sermonId><.ext>`, the extension from the record's file name.
     func finalPath(_ item: AudioItem) -> String {
-        let parts = item.fileName.split(separator: ".")
-        let ext = parts.count > 1 ? "." + parts.last! : ""
-        let safeExt = ext.count <= 10 && !ext.contains("/") ? ext : ""
-        return "\(audioDirectory)/\(item.sermonId)\(safeExt)"
+        "\(audioDirectory)/\(item.sermonId)\(AudioFileName.storedExtension(of: item.fileName))"
     }
 
     /// Where a download of this very file (by its sha256) grows until it is verified.

@@ -123,9 +123,9 @@ extension AudioTransfers {
         if let last = parts.last, last.hasPrefix("part-"), last.count > 5, last.dropFirst(5).allSatisfy(\.isNumber) {
             return .importLeftover
         }
-        if digest, parts.count == 1 || (parts.count == 2 && parts[1].count <= 9) { return .imported(sermonId: sermonId) }
-        // `<uuid>.<ext>`: one extension of at most 9 characters, as `finalPath` and the importer make.
-        if parts.count == 1, rest.count <= 10 { return .final(sermonId: sermonId) }
+        // `<uuid>.<sha16>[.<ext>]` (an import) and `<uuid>[.<ext>]` (a download), as `AudioFileName` makes them.
+        if digest, parts.count == 1 || (parts.count == 2 && AudioFileName.keepsExtension(parts[1])) { return .imported(sermonId: sermonId) }
+        if parts.count == 1, AudioFileName.keepsExtension(parts[0]) { return .final(sermonId: sermonId) }
         return nil
     }
 

@@ -3,38 +3,6 @@ import Synchronization
 import TNotesCore
 import TNotesStore
 
-public enum SyncTrigger: String, Sendable, CaseIterable {
-    case startup, periodic, localChange, network, manual, realtime
-    /// The machine woke up (logind's PrepareForSleep(false), contract §8.4).
-    case resume
-}
-
-public struct SyncReport: Sendable, Equatable {
-    public var pushed = 0
-    public var pulled = 0
-    /// Changes the pulls received, applied or not (a version already held, this device's own change
-    /// pulled back): `pulled` is the part that changed something.
-    public var downloaded = 0
-    public var conflicts = 0
-    public var rejected = 0
-    public var durationMs = 0
-    /// Deletions a held pull did not make (0: nothing held).
-    public var held = 0
-
-    public var json: JSON {
-        ["pushed": .int(Int64(pushed)), "pulled": .int(Int64(pulled)), "downloaded": .int(Int64(downloaded)),
-         "conflicts": .int(Int64(conflicts)),
-         "rejected": .int(Int64(rejected)), "durationMs": .int(Int64(durationMs)), "held": .int(Int64(held))]
-    }
-}
-
-public enum SyncState: String, Sendable {
-    /// `held`: a pull would have deleted more than half of this device's live records; nothing more is
-    /// pulled until `sync.confirm` (contract §6.3). `revoked`: the server revoked this device's token; nothing
-    /// is retried until it is paired again (`sync.login`) or a sync is asked for by hand (contract §8.6).
-    case idle, syncing, backoff, offline, held, revoked
-}
-
 /// The sync engine: one sync at a time (push the outbox in order, then pull every page), retried with
 /// exponential backoff. Retries are driven by the backoff timer and by network events — never only by
 /// the next local write — and "in flight" is never persisted, so a crash cannot wedge the queue.
@@ -73,11 +41,11 @@ public actor SyncEngine {
     let onEvent: @Sendable (String, JSONObject) -> Void
 
     private(set) var state: SyncState = .idle
-    private var attempt = 0
-    private var nextAttemptAt: Int64?
-    private var lastSuccessAt: String?
-    private var lastError: String?
-    private var triggerCounts: [SyncTrigger: Int] = [:]
+    var attempt = 0
+    var nextAttemptAt: Int64?
+    var lastSuccessAt: String?
+    var lastError: String?
+    var triggerCounts: [SyncTrigger: Int] = [:]
     var wanted = false
     private var force = false
     /// A sync asked for by hand (`sync.now`, `sync.login`): the one kind that tries a revoked device again.
@@ -104,7 +72,7 @@ public actor SyncEngine {
     /// Whether the long poll is open now (for `sync.status`).
     var realtimeConnected = false
     /// Deletions a held pull would make (state `held`), and whether `sync.confirm` lets the next pull make them.
-    private var heldDeletes: Int?
+    var heldDeletes: Int?
     var massDeleteConfirmed = false
     /// The server answered 404 to a snapshot: first syncs pull the whole log (until the daemon restarts).
     var snapshotUnsupported = false
@@ -396,36 +364,6 @@ public actor SyncEngine {
         massDeleteConfirmed = true
         trigger(.manual)
         return held
-    }
-
-    // MARK: Status
-
-    public func status() async throws -> JSON {
-        let counts = store.outboxCounts
-        var triggers = JSONObject()
-        for t in SyncTrigger.allCases { triggers[t.rawValue] = .int(Int64(triggerCounts[t] ?? 0)) }
-        var cache: JSON?
-        if let audio {
-            let usage = try await audio.usage()
-            var c = SyncStatus.AudioCache()
-            c.mode = audio.settings.mode.rawValue
-            c.cacheBytes = audio.settings.cacheBytes
-            c.localBytes = usage.bytes
-            c.localFiles = Int64(usage.files)
-            cache = c.fieldJSON
-        }
-        var status: JSONObject = [
-            "state": .string(state.rawValue), "serverUrl": .string(settings.serverURL),
-            "pendingOps": .int(Int64(counts.queued)), "failedOps": .int(Int64(counts.failed)),
-            "attempt": .int(Int64(attempt)),
-            "nextAttemptAt": state == .backoff || state == .offline ? nextAttemptAt.map { .string(Timestamp.format(millis: $0)) } ?? .null : .null,
-            "lastSuccessAt": JSON(lastSuccessAt), "lastError": JSON(lastError), "triggers": .object(triggers),
-            "realtime": .bool(settings.realtime), "realtimeConnected": .bool(realtimeConnected),
-            "heldDeletes": heldDeletes.map { .int(Int64($0)) } ?? .null,
-            "metered": .bool(metered), "onBattery": .bool(onBattery), "intervalSeconds": .double(periodicInterval),
-        ]
-        status["audio"] = cache
-        return .object(status)
     }
 }
 
