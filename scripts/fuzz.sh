@@ -36,10 +36,12 @@ rt=$(dirname "$(readlink -f "$(command -v swiftc)")")/../lib/clang
 rt=$(ls -d "$rt"/*/lib/linux | head -1)
 link=(-Xlinker "$rt/libclang_rt.fuzzer_no_main-x86_64.a" -Xlinker -lstdc++)
 # Optimized (-O keeps every precondition): 3-4x more inputs a minute than a debug build.
-# The scratch and flags of the release build (`make run`, scripts/make-deb.sh; --static-swift-stdlib changes
-# every Swift compile command): the dependencies are compiled once for the packages and both fuzz builds, and
+# The scratch and flags of the packages' release build (scripts/make-deb.sh; --static-swift-stdlib changes every
+# Swift compile command): the dependencies are compiled once for the packages and both fuzz builds, and
 # TNOTES_FUZZ (Package.swift) recompiles only this package's own modules.
-scratch=.build
+# FUZZ_BUILD_ONLY=1: build and stop; FUZZ_PREBUILT=1: fuzz with what an earlier FUZZ_BUILD_ONLY=1 built
+# (scripts/test.sh builds beside the test suite).
+scratch=.build-release
 bins=$scratch/fuzz
 mkdir -p "$bins"
 build() {  # mode product…
@@ -57,8 +59,14 @@ cov=(); asan=()
 if wanted rpc; then cov+=(tnotes-fuzz-rpc); asan+=(tnotes-fuzz-rpc); fi
 if wanted render; then cov+=(tnotes-fuzz-render); fi
 if wanted push; then asan+=(tnotes-fuzz-push); fi
-[ ${#cov[@]} -eq 0 ] || build coverage "${cov[@]}"
-[ ${#asan[@]} -eq 0 ] || build asan "${asan[@]}"
+if [ "${FUZZ_PREBUILT:-0}" != 1 ]; then
+  [ ${#cov[@]} -eq 0 ] || build coverage "${cov[@]}"
+  [ ${#asan[@]} -eq 0 ] || build asan "${asan[@]}"
+fi
+[ "${FUZZ_BUILD_ONLY:-0}" = 1 ] && exit 0
+for p in "${cov[@]/%/-coverage}" "${asan[@]/%/-asan}"; do
+  [ -x "$bins/$p" ] || { echo "fuzz: $bins/$p is missing (FUZZ_PREBUILT=1 with no FUZZ_BUILD_ONLY=1 before?)" >&2; exit 1; }
+done
 
 # Leak detection is off: the Swift runtime keeps process-wide caches (metadata, the concurrency pool) that
 # LeakSanitizer reports on the first input. Memory errors (overflow, use-after-free) still abort.

@@ -4,9 +4,41 @@
 #   tnotes-server_<version>_amd64.deb  tnotes-server; its system unit and system user; tnotes-server(8)
 # Each with shell completions (bash, zsh, fish), example configs and a copyright file; Depends worked out by
 # dpkg-shlibdeps. Then lintian, whose errors fail the build. Output: .build/deb/*.deb.
+#
+# --build-only: only build the three binaries (into $scratch/deb-bin) and stop; MAKE_DEB_PREBUILT=1: package
+# the binaries an earlier --build-only left there (scripts/test.sh builds them beside the test suite).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+build_only=0; [ "${1:-}" = --build-only ] && build_only=1
 ./scripts/install-deps.sh
+# The scratch that scripts/fuzz.sh builds in too (it says why).
+scratch=.build-release
+bin=$scratch/deb-bin
+if [ "${MAKE_DEB_PREBUILT:-0}" != 1 ]; then
+# Static Swift runtime: the package must run where no Swift toolchain is installed; what stays dynamic
+# (SQLite, systemd, libstdc++, glibc) comes from Debian and becomes Depends. PocketSphinx, SWORD, libcurl, libpulse and libopusenc/libogg
+# are dlopen()ed on first use (Sources/CPocketSphinx, Sources/CSword, Sources/CCurlShim, Sources/CPulseAudio, Sources/COggOpus), which
+# dpkg-shlibdeps cannot see: their libraries are named in Depends by hand, by the sonames the loaders open.
+for product in tnotesd tnotes tnotes-server; do
+  swift build -c release --scratch-path "$scratch" --static-swift-stdlib --product "$product"
+done
+built=$scratch/release
+for b in tnotesd tnotes tnotes-server; do
+  if ldd "$built/$b" | grep -q 'libswiftCore'; then
+    echo "make-deb: $built/$b links the Swift runtime dynamically (an older non-static build?); rebuilding it" >&2
+    # SwiftPM keeps the build description of an earlier invocation with other flags: make it anew.
+    rm -f "$built/$b" "$scratch/release.yaml"
+    swift build -c release --scratch-path "$scratch" --static-swift-stdlib --product "$b"
+  fi
+  ! ldd "$built/$b" | grep -q 'libswiftCore' || { echo "make-deb: $built/$b is still linked to the Swift runtime" >&2; exit 1; }
+done
+# Kept apart: the fuzz builds that follow in the same scratch relink this package's modules with other flags.
+mkdir -p "$bin"
+cp "$built/tnotesd" "$built/tnotes" "$built/tnotes-server" "$bin/"
+fi
+[ "$build_only" = 1 ] && exit 0
+for b in tnotesd tnotes tnotes-server; do [ -x "$bin/$b" ] || { echo "make-deb: $bin/$b is missing (MAKE_DEB_PREBUILT=1 with no --build-only before?)" >&2; exit 1; }; done
+
 # Packaging tools, installed like the build's own dependencies when missing.
 missing=()
 for p in dpkg-dev lintian man-db binutils patchelf; do
@@ -17,25 +49,6 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# Static Swift runtime: the package must run where no Swift toolchain is installed; what stays dynamic
-# (SQLite, systemd, libstdc++, glibc) comes from Debian and becomes Depends. PocketSphinx, SWORD, libcurl, libpulse and libopusenc/libogg
-# are dlopen()ed on first use (Sources/CPocketSphinx, Sources/CSword, Sources/CCurlShim, Sources/CPulseAudio, Sources/COggOpus), which
-# dpkg-shlibdeps cannot see: their libraries are named in Depends by hand, by the sonames the loaders open.
-# The scratch and flags of `make run` and `make release`, which scripts/fuzz.sh builds in too (it says why).
-scratch=.build
-for product in tnotesd tnotes tnotes-server; do
-  swift build -c release --scratch-path "$scratch" --static-swift-stdlib --product "$product"
-done
-bin=$scratch/release
-for b in tnotesd tnotes tnotes-server; do
-  if ldd "$bin/$b" | grep -q 'libswiftCore'; then
-    echo "make-deb: $bin/$b links the Swift runtime dynamically (an older non-static build?); rebuilding it" >&2
-    # SwiftPM keeps the build description of an earlier invocation with other flags: make it anew.
-    rm -f "$bin/$b" "$scratch/release.yaml"
-    swift build -c release --scratch-path "$scratch" --static-swift-stdlib --product "$b"
-  fi
-  ! ldd "$bin/$b" | grep -q 'libswiftCore' || { echo "make-deb: $bin/$b is still linked to the Swift runtime" >&2; exit 1; }
-done
 version=$("$bin/tnotesd" --version | awk '{print $NF}')
 arch=$(dpkg --print-architecture)
 out=.build/deb

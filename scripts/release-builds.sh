@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The release builds `make test` runs beside its test suite (scripts/test.sh says why), at the lowest CPU and I/O
+# priority: `deb`, the Debian packages' three binaries (scripts/make-deb.sh --build-only); `fuzz`, then the fuzz
+# targets in the same scratch (FUZZ_BUILD_ONLY=1 scripts/fuzz.sh). The steps that use them are told to take what
+# these left (MAKE_DEB_PREBUILT=1, FUZZ_PREBUILT=1).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+low=(nice -n 19)
+ionice -c3 true 2>/dev/null && low+=(ionice -c3)
+for step in "$@"; do
+  case "$step" in
+    deb) "${low[@]}" ./scripts/make-deb.sh --build-only ;;
+    fuzz) FUZZ_BUILD_ONLY=1 "${low[@]}" ./scripts/fuzz.sh ;;
+    *) echo "release-builds: unknown step $step" >&2; exit 2 ;;
+  esac
+done
