@@ -23,8 +23,10 @@ struct AudioMethods {
     /// device's copy (path, uploaded: false, so the upload queue takes it), and, with `transcribe`, a new
     /// transcription job (any transcript of older audio is outdated). `audio.import` and a stopped recording
     /// both end here. Returns the sermon as `sermon.get` shows it.
+    /// `byHand`: the job counts as one a person asked for (nice 10, not `SCHED_IDLE`): a recording's, because
+    /// the person who just stopped it waits for its transcript; an import's (`auto_transcribe`) does not.
     static func attach(_ file: AudioImporter.Imported, to sermonId: String, store: Store, transcribe: Bool,
-                       worker: ProcessingWorker?) async throws -> JSON {
+                       byHand: Bool = false, worker: ProcessingWorker?) async throws -> JSON {
         defer { if transcribe { worker?.jobQueued() } }
         let (view, replaced) = try await store.write { s -> (JSON, String?) in
             var body = try RecordMethods.live(.sermons, sermonId, in: s).body
@@ -40,7 +42,7 @@ struct AudioMethods {
             // The copy this one replaces, under another name: no row claims it now.
             let replaced = known?.path.flatMap { $0 != file.path ? $0 : nil }
             if transcribe {
-                _ = try ProcessingMethods.queueTranscription(sermonId: sermonId, in: s, requireAudio: false, byHand: false)
+                _ = try ProcessingMethods.queueTranscription(sermonId: sermonId, in: s, requireAudio: false, byHand: byHand)
                 return (try RecordViews.sermon(try s.liveRecord(.sermons, sermonId), in: s, withChildren: true), replaced)
             }
             return (try RecordViews.sermon(saved, in: s, withChildren: true), replaced)

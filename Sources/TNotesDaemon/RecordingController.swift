@@ -198,7 +198,8 @@ actor RecordingController {
     private func attach(path: String, sermonId: String) async throws -> JSON {
         let name = path.split(separator: "/").last.map(String.init) ?? "recording.opus"
         let file = try await BlockingWork.run { try AudioImporter.describe(path: path, fileName: name) }
-        return try await AudioMethods.attach(file, to: sermonId, store: store, transcribe: settings.config.transcribe, worker: worker)
+        return try await AudioMethods.attach(file, to: sermonId, store: store, transcribe: settings.config.transcribe,
+                                            byHand: true, worker: worker)
     }
 
     /// At start: a marker left by a daemon that died mid-recording. Its file is cut after the last intact
