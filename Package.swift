@@ -40,6 +40,8 @@ let package = Package(
         // Both are loaded on first use (dlopen), not linked: each loader's header says why. The -I paths are
         // Debian's (pkg-config's cflags), for the real prototypes the loaders type their pointers with.
         .target(name: "CDynamicLibrary"),
+        // The loaded objects' read-only segments, released from an idle process's resident set (dl_iterate_phdr).
+        .target(name: "CLoadedSegments"),
         .target(name: "CPocketSphinx", dependencies: ["CDynamicLibrary"], cSettings: [.unsafeFlags([
             "-I/usr/include/pocketsphinx", "-I/usr/include/sphinxbase", "-I/usr/include/x86_64-linux-gnu/sphinxbase",
             "-I/usr/include/aarch64-linux-gnu/sphinxbase",
@@ -100,7 +102,7 @@ let package = Package(
         // Supervision shared by tnotesd and tnotes-server: named services whose failure is one log line and a
         // non-zero exit; how blocking work leaves the event loops (BlockingWork.swift).
         .target(name: "TNotesLifecycle", dependencies: [
-            "TNotesCore",
+            "TNotesCore", "CLoadedSegments",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -209,7 +211,7 @@ let package = Package(
         .testTarget(name: "TNotesStoreTests", dependencies: ["TNotesStore", "TNotesSQLite", "TNotesCore", "TNotesTestSupport",
                                                        .product(name: "Logging", package: "swift-log")],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "TNotesDaemonTests", dependencies: ["TNotesTestSupport", "TNotesCore", "tnotesd"]),
+        .testTarget(name: "TNotesDaemonTests", dependencies: ["TNotesTestSupport", "TNotesCore", "tnotesd", "TNotesLifecycle"]),
         .testTarget(name: "TNotesCLITests", dependencies: ["TNotesTestSupport", "TNotesCore", "TNotesCLIRender", "TNotesSQLite", "tnotes", "tnotesd"],
                     resources: [.copy("Golden")]),
         .testTarget(name: "TNotesReliabilityTests", dependencies: ["TNotesTestSupport", "TNotesCore", "tnotesd", "tnotes-server"]),

@@ -178,7 +178,9 @@ public struct Daemon {
             logger.info("history pruned", metadata: ["versions": "\(pruned)", "keepDays": "\(config.historyKeepDays)"])
         }
 
-        let hub = EventHub()
+        // What keeps the daemon busy (requests, commits, events): once it is quiet, it gives back memory.
+        let activity = ActivityMark()
+        let hub = EventHub(onPublish: activity.touch)
         // The desktop's buses (contract §8.4): notifications out, metered / battery / sleep in.
         let desktop = DesktopBus(settings: .init(notifications: config.desktop.notifications), logger: logger)
         let notices = DesktopNotices(bus: desktop, store: store)
@@ -192,6 +194,7 @@ public struct Daemon {
         }
         if let url = config.sync.serverURL { _ = sync.install(makeEngine(url)) }
         store.addObserver { changes in
+            activity.touch()
             hub.recordsChanged(changes)
             notices.recordsChanged(changes)
             if changes.contains(where: { $0.origin == .local }) { sync.engine?.noteLocalWrite() }
@@ -221,7 +224,7 @@ public struct Daemon {
                                                             makeEngine: makeEngine, desktop: desktop, logger: logger),
                                      recording: recording, soundServer: soundServer,
                                      desktop: desktop, caFile: config.sync.caFile)
-        let dispatcher = Dispatcher(table: table, logger: logger)
+        let dispatcher = Dispatcher(table: table, logger: logger, lines: .init(begin: activity.begin, end: activity.end))
 
         // One event loop per core (at most 4): a connection whose answer is large to encode (sermon.list of
         // 1000) then holds back only the connections on its own loop. Blocking work never runs on them.
@@ -263,6 +266,7 @@ public struct Daemon {
         serviceList.append(supervised("recording", RecordingService(controller: recording)))
         serviceList.append(supervised("socket-server", server))
         serviceList.append(supervised("systemd", SystemdService(notifier: notifier, store: store, sync: sync)))
+        serviceList.append(supervised("idle-memory", IdleMemoryRelease(activity: activity, logger: logger)))
         var groupConfiguration = ServiceGroupConfiguration(services: serviceList, gracefulShutdownSignals: [.sigterm, .sigint],
                                                            logger: logger)
         // A stop is bounded: a client that stops reading a large reply would otherwise hold it for good.

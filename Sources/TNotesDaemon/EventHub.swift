@@ -13,6 +13,13 @@ final class EventHub: Sendable {
         var seq: Int64 = 0
     }
     private let state = Mutex(State())
+    /// Called for every event published (tnotesd's `ActivityMark`: a recording, a job or a sync that publishes
+    /// keeps the daemon from counting as idle).
+    private let onPublish: (@Sendable () -> Void)?
+
+    init(onPublish: (@Sendable () -> Void)? = nil) {
+        self.onPublish = onPublish
+    }
 
     func connected(_ c: ConnectionContext) { state.withLock { $0.connections[c.id] = c } }
     func disconnected(_ c: ConnectionContext) { _ = state.withLock { $0.connections.removeValue(forKey: c.id) } }
@@ -20,6 +27,7 @@ final class EventHub: Sendable {
     var lastSeq: Int64 { state.withLock { $0.seq } }
 
     func publish(topic: String, _ fields: JSONObject) {
+        onPublish?()
         let (targets, seq): ([ConnectionContext], Int64) = state.withLock { s in
             s.seq += 1
             return (s.connections.values.filter { $0.subscribedTopics?.contains(topic) ?? false }, s.seq)

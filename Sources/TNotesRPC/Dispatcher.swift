@@ -6,10 +6,24 @@ import TNotesCore
 public struct Dispatcher: Sendable {
     public let table: MethodTable
     let logger: Logger
+    /// Told when each line starts and ends being answered (tnotesd's `ActivityMark`: an idle daemon gives back
+    /// memory, a busy one not).
+    let lines: LineObserver?
 
-    public init(table: MethodTable, logger: Logger) {
+    public struct LineObserver: Sendable {
+        let begin: @Sendable () -> Void
+        let end: @Sendable () -> Void
+
+        public init(begin: @escaping @Sendable () -> Void, end: @escaping @Sendable () -> Void) {
+            self.begin = begin
+            self.end = end
+        }
+    }
+
+    public init(table: MethodTable, logger: Logger, lines: LineObserver? = nil) {
         self.table = table
         self.logger = logger
+        self.lines = lines
     }
 
     /// A received line, parsed, and whether answering it only reads (a single call of a `readOnly` method).
@@ -39,6 +53,8 @@ public struct Dispatcher: Sendable {
 
     /// The answer to a prepared line (nil: nothing to send, as for notifications).
     public func answer(_ line: PreparedLine, context: ConnectionContext) async -> JSON? {
+        lines?.begin()
+        defer { lines?.end() }
         let parsed: JSON
         switch line.parsed {
         case .failure(let e): return Self.response(id: .null, error: e)

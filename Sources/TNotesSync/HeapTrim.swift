@@ -1,7 +1,4 @@
 import TNotesLifecycle
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Hands the heap a large sync freed back to the system. A first sync of 120 k records allocates and frees
 /// pages of decoded changes on several threads, and glibc keeps freed memory in its per-thread arenas;
@@ -14,18 +11,7 @@ enum HeapTrim {
     /// Trims after a sync that moved `changes` changes. `malloc_trim` walks every arena and can take some
     /// milliseconds, so it runs off the cooperative pool (`BlockingWork`).
     static func afterSync(changes: Int) async {
-        guard changes >= threshold, let trim = mallocTrim else { return }
-        _ = try? await BlockingWork.run { trim(0) }
+        guard changes >= threshold else { return }
+        _ = try? await BlockingWork.run { ResidentMemory.trimHeap() }
     }
-
-    /// glibc's `malloc_trim`, looked up at run time: Swift's Glibc module does not export `<malloc.h>`, and
-    /// another C library (musl) has no such call, in which case nothing is trimmed.
-    private static let mallocTrim: (@convention(c) (Int) -> Int32)? = {
-        #if canImport(Glibc)
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
-        #else
-        return nil
-        #endif
-    }()
 }

@@ -126,9 +126,9 @@ struct BenchCommand: ParsableCommand {
         }
         let backends = postgres.isEmpty ? 1 : 2
         // The first term is the durable writes section: note.add with 1 and 8 clients, note.update, the idle
-        // local-only RSS and note.add with the search index; then transcription (3), the recognizers (6 for each
+        // local-only RSS, the RSS 0.5 s after start and note.add with the search index; then transcription (3), the recognizers (6 for each
         // installed engine: WER and speed for two voices, RSS after, the worker's peak) and recording (4).
-        let expected = 5 + 3 + recognizerFigures + 4 + 3 * (postgres.isEmpty ? 1 : 3) + 2 + scales.count * (12 + 8 * backends) + (scales.contains(1) ? backends + 2 + 1 : 0)
+        let expected = 6 + 3 + recognizerFigures + 4 + 3 * (postgres.isEmpty ? 1 : 3) + 2 + scales.count * (12 + 9 * backends) + (scales.contains(1) ? backends + 2 + 1 : 0)
         if !bad.isEmpty || (only == nil && report.figures.count != expected) {
             say("missing or invalid figures: \(bad.map(\.name)); \(report.figures.count) of \(expected) produced")
             throw ExitCode(1)

@@ -82,6 +82,9 @@ extension Bench {
         // fsync of it. 1.5 GB left dirty added ~0.5 s to a PostgreSQL full sync of 5.3-5.5 s.
         sync()
         usleep(500_000)
+        let startRss = db.rssKiB
+        // Idle: after IdleMemoryRelease's 5 s without requests, commits or jobs (see durableWrites).
+        usleep(6_500_000)
         let idleRss = db.rssKiB
         let serverCPU0 = server.cpuSeconds
         let pushStart = Date()
@@ -147,6 +150,8 @@ extension Bench {
                    value: writeLatencies.p99, unit: "ms", baseline: writeLatencies.idleP99, baselineName: "note.add p99 on B after it",
                    target: "< 100 ms", higherIsBetter: false),
             Figure(name: "tnotesd RSS idle, empty store", value: Double(idleRss) / 1024, unit: "MiB", target: "< 25 MB", higherIsBetter: false),
+            Figure(name: "tnotesd RSS 0.5 s after start (not yet idle), empty store", value: Double(startRss) / 1024, unit: "MiB",
+                   target: nil, higherIsBetter: false),
             Figure(name: "tnotesd RSS after full sync (\(scale)×, \(backend))", value: Double(afterRss) / 1024, unit: "MiB",
                    target: nil, higherIsBetter: false),
         ]
