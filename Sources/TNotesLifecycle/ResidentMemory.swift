@@ -3,6 +3,7 @@ import Glibc
 #endif
 
 import CLoadedSegments
+import TNotesCore
 
 /// Gives back what an idle process keeps resident only because it once ran: the pages of code and constants
 /// it mapped from its executable and libraries, and the heap glibc holds free.
@@ -97,20 +98,9 @@ public enum ResidentMemory {
         return result
     }
 
-    /// A whole /proc file: read(2) until its end (Foundation's file reading stops after the first page of /proc/self/smaps).
+    /// A whole /proc file (`FileBytes`: Foundation's file reading stops after the first page of /proc/self/smaps).
     static func readFile(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            bytes.append(contentsOf: chunk[0..<n])
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        FileBytes.read(path).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// glibc's `malloc_trim`, looked up at run time: Swift's Glibc module does not export `<malloc.h>`, and

@@ -60,19 +60,16 @@ extension SQLiteConnection {
         }, Unmanaged.passUnretained(state).toOpaque())
     }
 
-    /// Checkpoints now if the last commit was large and the WAL is past the small commits' length: for a
-    /// background job's large commits (a search index chunk), which would otherwise leave the WAL to grow to
-    /// `anyCommitsAt` and the whole checkpoint to the next small commit, a person's `note.add` (377 ms at 1×).
-    /// Passive, as the hook's.
-    public func checkpointIfPastSmallCommits() {
-        guard let state = walHookState, state.frames >= state.policy.smallCommitsAt, state.added >= state.policy.smallCommit else { return }
-        _ = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
-    }
-
-    /// Checkpoints now if the WAL is past the small commits' length, whatever its last commit: for the end of
-    /// a run of large commits (a pull's pages), whose checkpoint was left for later. Passive, as the hook's.
-    public func checkpointIfPastSmallCommitsLength() {
-        guard let state = walHookState, state.frames >= state.policy.smallCommitsAt else { return }
+    /// Checkpoints now (passive, as the hook's) if the WAL is past the small commits' length and, with
+    /// `afterLargeCommit`, its last commit was large:
+    /// - `afterLargeCommit: true`, after a background job's large commit (a search index chunk), which would
+    ///   otherwise leave the WAL to grow to `anyCommitsAt` and the whole checkpoint to the next small commit,
+    ///   a person's `note.add` (377 ms at 1×);
+    /// - `false`, at the end of a run of large commits (a pull's pages), whose checkpoint was left for later,
+    ///   whatever its last commit.
+    public func checkpointIfPastSmallCommits(afterLargeCommit: Bool) {
+        guard let state = walHookState, state.frames >= state.policy.smallCommitsAt,
+              !afterLargeCommit || state.added >= state.policy.smallCommit else { return }
         _ = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
     }
 }

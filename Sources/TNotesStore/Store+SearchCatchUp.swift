@@ -38,7 +38,7 @@ extension Store {
         let started = clock.now
         let done = try catchUpSearchOnQueue(rows: rows, derive: true)
         // The chunk's job pays for the checkpoint its frames make due, not the next small write.
-        db?.checkpointIfPastSmallCommits()
+        db?.checkpointIfPastSmallCommits(afterLargeCommit: true)
         let took = clock.now - started
         logger.debug("search index chunk", metadata: ["rows": "\(rows)", "done": "\(done)", "took": "\(took)"])
         // The next chunk follows the rate of this one, by the rows it did: a chunk that ran out of a
@@ -194,10 +194,10 @@ extension Store {
     /// pull's own work and not the first search-index chunk's after it, which a `note.add` then waited for
     /// (1×: the first chunk took 124 ms, the next of the same size 14 ms).
     public func checkpointAfterLargeWrites() async {
-        if runsInline { return queue.sync { db?.checkpointIfPastSmallCommitsLength() } }
+        if runsInline { return queue.sync { db?.checkpointIfPastSmallCommits(afterLargeCommit: false) } }
         await withCheckedContinuation { (cont: CheckedContinuation<Void, Never>) in
             queue.async {
-                self.db?.checkpointIfPastSmallCommitsLength()
+                self.db?.checkpointIfPastSmallCommits(afterLargeCommit: false)
                 cont.resume()
             }
         }

@@ -81,17 +81,5 @@ public struct RecognizerInstallation: Sendable, Equatable {
         return Hex.encode(hasher.finalize())
     }
 
-    static func readAll(_ path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var out: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 { if errno == EINTR { continue } else { return nil } }
-            if n == 0 { return out }
-            out += buffer[0..<n]
-        }
-    }
+    static func readAll(_ path: String) -> [UInt8]? { FileBytes.read(path) }
 }
