@@ -224,7 +224,8 @@ public struct Daemon {
                                                             makeEngine: makeEngine, desktop: desktop, logger: logger),
                                      recording: recording, soundServer: soundServer,
                                      desktop: desktop, caFile: config.sync.caFile)
-        let dispatcher = Dispatcher(table: table, logger: logger, lines: .init(begin: activity.begin, end: activity.end))
+        let dispatcher = Dispatcher(table: table, logger: logger, lines: .init(begin: activity.begin, end: activity.end),
+                                    openWriteRun: { store.openWriteRun().close })
 
         // One event loop per core (at most 4): a connection whose answer is large to encode (sermon.list of
         // 1000) then holds back only the connections on its own loop. Blocking work never runs on them.

@@ -20,10 +20,16 @@ public struct Dispatcher: Sendable {
         }
     }
 
-    public init(table: MethodTable, logger: Logger, lines: LineObserver? = nil) {
+    /// Opens a run of writes and returns what closes it (tnotesd's `Store.openWriteRun`): a batch's consecutive
+    /// writes then commit as one group.
+    let openWriteRun: (@Sendable () -> @Sendable () -> Void)?
+
+    public init(table: MethodTable, logger: Logger, lines: LineObserver? = nil,
+                openWriteRun: (@Sendable () -> @Sendable () -> Void)? = nil) {
         self.table = table
         self.logger = logger
         self.lines = lines
+        self.openWriteRun = openWriteRun
     }
 
     /// A received line, parsed, and whether answering it only reads (a single call of a `readOnly` method).
@@ -78,8 +84,12 @@ public struct Dispatcher: Sendable {
         await withTaskGroup(of: (Int, JSON?).self) { group in
             var replies = [JSON?](repeating: nil, count: items.count)
             var running = 0
+            // Consecutive writes are one run (`openWriteRun`), closed before anything waits for them.
+            var closeRun: (@Sendable () -> Void)?
+            defer { closeRun?() }
             for (k, item) in items.enumerated() {
-                if let name = item["method"]?.stringValue, table[name]?.queuesOneWrite == true {
+                if queuesOneWrite(item) {
+                    if closeRun == nil, k + 1 < items.count, queuesOneWrite(items[k + 1]) { closeRun = openWriteRun?() }
                     let queued = WriteQueuedSignal()
                     group.addTask {
                         let reply = await WriteQueuedSignal.$current.withValue(queued) { await handleOne(item, context: context) }
@@ -89,6 +99,8 @@ public struct Dispatcher: Sendable {
                     running += 1
                     await queued.wait()
                 } else {
+                    closeRun?()
+                    closeRun = nil
                     while running > 0, let (j, reply) = await group.next() {
                         replies[j] = reply
                         running -= 1
@@ -96,9 +108,17 @@ public struct Dispatcher: Sendable {
                     replies[k] = await handleOne(item, context: context)
                 }
             }
+            closeRun?()
+            closeRun = nil
             for await (j, reply) in group { replies[j] = reply }
             return replies
         }
+    }
+
+    /// Whether a batch item calls a method that queues one write (`MethodSpec.queuesOneWrite`).
+    func queuesOneWrite(_ item: JSON) -> Bool {
+        guard let name = item["method"]?.stringValue else { return false }
+        return table[name]?.queuesOneWrite == true
     }
 
     func handleOne(_ request: JSON, context: ConnectionContext) async -> JSON? {

@@ -55,6 +55,8 @@ public final class Store: @unchecked Sendable {
     let observers = Mutex<[@Sendable ([RecordChange]) -> Void]>([])
     /// Writes waiting for the queue (see `write`).
     let pending = Mutex(PendingWrites())
+    /// How long a write may be held for a write run (`openWriteRun`), in nanoseconds.
+    let writeRunLimitNanos = Atomic<Int64>(100_000_000)
     /// The outbox's queued and failed entries: counted once at open, then kept by every committed write
     /// (`sync.status` and `daemon.status` ask often; a count(*) is a scan of the whole outbox, which
     /// took ~100 ms per call with 2 million queued changes).
@@ -63,6 +65,13 @@ public final class Store: @unchecked Sendable {
     struct PendingWrites {
         var jobs: [WriteJob] = []
         var drainScheduled = false
+        /// Write runs open (`openWriteRun`): while any is, the queue waits for more writes before a group.
+        var runsOpen = 0
+        /// When the oldest write held for a run was queued (nil: none held). No write is held longer than
+        /// `writeRunLimit`, whatever runs open meanwhile.
+        var heldSince: UInt64?
+        /// The store is closing: nothing is held.
+        var closing = false
     }
 
     /// Whether `read` and `write` run on the caller's thread (see `init`).
@@ -249,6 +258,14 @@ public final class Store: @unchecked Sendable {
     /// Checkpoints the WAL and closes the connection; later calls fail with `StoreError.closed`.
     public func close() {
         readers.close()
+        // Writes a run still holds commit before the close, as any queued write does.
+        let release: Bool = pending.withLock { p in
+            p.closing = true
+            if p.drainScheduled || p.jobs.isEmpty { return false }
+            p.drainScheduled = true
+            return true
+        }
+        if release { queue.async { self.drainWrites() } }
         let (clean, hlc): (Bool, Int64) = queue.sync {
             guard let db else { return (false, 0) }
             // Up to one chunk of what waits for FTS goes in now, and the clock is kept. No more: after a large
