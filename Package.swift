@@ -217,6 +217,7 @@ let package = Package(
         .testTarget(name: "TNotesReliabilityTests", dependencies: ["TNotesTestSupport", "TNotesCore", "tnotesd", "tnotes-server"]),
         .testTarget(name: "TNotesSyncTests", dependencies: ["TNotesTestSupport", "TNotesCore", "TNotesStore", "TNotesSQLite", "TNotesSync", "tnotesd", "tnotes-server", "tnotes"]),
         .testTarget(name: "TNotesScriptureTests", dependencies: ["TNotesScripture"]),
+        .testTarget(name: "TNotesRPCTests", dependencies: ["TNotesRPC", "TNotesCore", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "TNotesBibleTests", dependencies: ["TNotesBible", "TNotesScripture"]),
         .testTarget(name: "TNotesProcessingTests", dependencies: [
             "TNotesProcessing", "TNotesSQLite", "TNotesTestSupport", "TNotesCore", "tnotesd", "tnotes-server",
