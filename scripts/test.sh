@@ -29,17 +29,43 @@ steps=()
 [ "${SKIP_DEB:-0}" != 1 ] && [ "$(id -u)" -eq 0 ] && steps+=(deb)
 [ "${SKIP_FUZZ:-0}" != 1 ] && steps+=(fuzz)
 release_log=.build/release-builds.log
-release_pid=""
+release_pid="" bench_pid="" push_pid=""
+# Every background step runs in a session of its own (setsid), so that a failing step stops each with all it
+# started.
+stop_background() {
+  local p
+  for p in "$release_pid" "$bench_pid" "$push_pid"; do [ -z "$p" ] || kill -- -"$p" 2>/dev/null || true; done
+}
+trap stop_background EXIT
 if [ ${#steps[@]} -gt 0 ]; then
-  # A session of its own, so that a failing step below can stop the builds with everything they started.
   setsid -w ./scripts/release-builds.sh "${steps[@]}" > "$release_log" 2>&1 &
   release_pid=$!
-  trap 'if [ -n "$release_pid" ]; then kill -- -"$release_pid" 2>/dev/null || true; fi' EXIT
   echo "== release builds (${steps[*]}) started beside the tests: $release_log"
 fi
 # One test at a time: integration tests start processes and wait on them; in parallel on a small CI
 # machine their timeouts would measure the load, not the product.
 swift test --skip-build --no-parallel
+
+# What follows the suite, packed onto the 2 cores (CI's clock, issue #57): one after the other, these steps
+# were 9.7 of the 26.6 minutes of a fresh-clone run, with a core idle for much of them. The quick benchmark
+# (debug build) mostly waits on the daemons it starts, and its recognizers run one at a time, so it runs in
+# the background from here on, beside the OpenAPI check and the release builds' last minutes (the builds run
+# at idle priority and take only what it leaves). The push fuzzer has one libFuzzer worker, so it runs beside
+# the Debian package test instead of after it; the RPC and render fuzzers (two workers each) come last, alone,
+# for their input rates. Each background step writes its own log, shown when it is waited for.
+if [ "${SKIP_BENCH:-0}" != 1 ]; then
+  # Checks that every figure is produced; no pass/fail on speed (the published table comes from a release build).
+  echo "== benchmark, quick mode (debug build), in the background: .build/bench-quick.log"
+  setsid -w .build/debug/tnotes-bench --quick --scales 1 --out .build/bench-quick.json > .build/bench-quick.log 2>&1 &
+  bench_pid=$!
+fi
+finish_background() {  # pid name log: waits for a background step, shows its log; fails the run if it failed
+  local status=0
+  wait "$1" || status=$?
+  echo "== $2 (background): exit $status"
+  cat "$3"
+  [ "$status" -eq 0 ] || { echo "== $2 FAILED"; exit 1; }
+}
 
 # The served OpenAPI document is valid 3.1, and a live server behaves as it says (schemathesis, every check).
 echo "== OpenAPI: openapi-spec-validator and schemathesis against a live tnotes-server"
@@ -59,6 +85,13 @@ if [ -n "$release_pid" ]; then
   grep -E "^Build of product|complete!" "$release_log" || true
 fi
 
+fuzz_targets=" ${FUZZ_TARGETS:-rpc push render} "
+if [ "${SKIP_FUZZ:-0}" != 1 ] && [[ "$fuzz_targets" == *" push "* ]]; then
+  echo "== fuzzing push (${FUZZ_SECONDS:-60}s, one worker) in the background: .build/fuzz-push.log"
+  FUZZ_PREBUILT=1 FUZZ_TARGETS=push setsid -w ./scripts/fuzz.sh > .build/fuzz-push.log 2>&1 &
+  push_pid=$!
+fi
+
 # Debian packages (issue #20): build them (static Swift runtime, man pages, lintian), install them with
 # apt-get, run what they installed, remove them. Needs root for apt-get; otherwise skipped visibly.
 if [ "${SKIP_DEB:-0}" != 1 ]; then
@@ -70,13 +103,14 @@ if [ "${SKIP_DEB:-0}" != 1 ]; then
   fi
 fi
 
-if [ "${SKIP_FUZZ:-0}" != 1 ]; then
-  echo "== fuzzing (${FUZZ_SECONDS:-60}s per target)"
-  FUZZ_PREBUILT=1 ./scripts/fuzz.sh
-fi
+[ -z "$push_pid" ] || { finish_background "$push_pid" "fuzzing push" .build/fuzz-push.log; push_pid=""; }
+[ -z "$bench_pid" ] || { finish_background "$bench_pid" "benchmark, quick mode" .build/bench-quick.log; bench_pid=""; }
 
-if [ "${SKIP_BENCH:-0}" != 1 ]; then
-  # Checks that every figure is produced; no pass/fail on speed (the published table comes from a release build).
-  echo "== benchmark, quick mode (debug build)"
-  .build/debug/tnotes-bench --quick --scales 1 --out .build/bench-quick.json
+if [ "${SKIP_FUZZ:-0}" != 1 ]; then
+  rest=""
+  for t in rpc render; do [[ "$fuzz_targets" == *" $t "* ]] && rest+="$t "; done
+  if [ -n "$rest" ]; then
+    echo "== fuzzing ${rest}(${FUZZ_SECONDS:-60}s per target)"
+    FUZZ_PREBUILT=1 FUZZ_TARGETS="$rest" ./scripts/fuzz.sh
+  fi
 fi
