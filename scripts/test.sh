@@ -37,8 +37,10 @@ stop_background() {
   for p in "$release_pid" "$bench_pid" "$push_pid"; do [ -z "$p" ] || kill -- -"$p" 2>/dev/null || true; done
 }
 trap stop_background EXIT
+release_marks=.build/release-steps
+rm -rf "$release_marks"; mkdir -p "$release_marks"
 if [ ${#steps[@]} -gt 0 ]; then
-  setsid -w ./scripts/release-builds.sh "${steps[@]}" > "$release_log" 2>&1 &
+  STEP_MARKS="$release_marks" setsid -w ./scripts/release-builds.sh "${steps[@]}" > "$release_log" 2>&1 &
   release_pid=$!
   echo "== release builds (${steps[*]}) started beside the tests: $release_log"
 fi
@@ -47,12 +49,14 @@ fi
 swift test --skip-build --no-parallel
 
 # What follows the suite, packed onto the 2 cores (CI's clock, issue #57): one after the other, these steps
-# were 9.7 of the 26.6 minutes of a fresh-clone run, with a core idle for much of them. The quick benchmark
-# (debug build) mostly waits on the daemons it starts, and its recognizers run one at a time, so it runs in
-# the background from here on, beside the OpenAPI check and the release builds' last minutes (the builds run
-# at idle priority and take only what it leaves). The push fuzzer has one libFuzzer worker, so it runs beside
-# the Debian package test instead of after it; the RPC and render fuzzers (two workers each) come last, alone,
-# for their input rates. Each background step writes its own log, shown when it is waited for.
+# were 9.7 of the 26.6 minutes of a fresh-clone run, with a core idle for much of them.
+# - The quick benchmark (debug build) mostly waits on the daemons it starts, and its recognizers run one at a
+#   time: it runs in the background from the suite's end.
+# - The Debian package test starts once the packages' binaries are built, while the fuzz targets still build
+#   (at idle priority, they take what the test leaves).
+# - The push fuzzer has one libFuzzer worker: it runs beside the RPC fuzzer's two; the render fuzzer comes last,
+#   alone, for its input rate (issue #49).
+# Each background step writes its own log, shown when it is waited for.
 if [ "${SKIP_BENCH:-0}" != 1 ]; then
   # Checks that every figure is produced; no pass/fail on speed (the published table comes from a release build).
   echo "== benchmark, quick mode (debug build), in the background: .build/bench-quick.log"
@@ -66,6 +70,20 @@ finish_background() {  # pid name log: waits for a background step, shows its lo
   cat "$3"
   [ "$status" -eq 0 ] || { echo "== $2 FAILED"; exit 1; }
 }
+release_builds_failed() {
+  echo "== the release builds FAILED; the end of their log:"; tail -40 "$release_log"; exit 1
+}
+# Until the release builds have done `step`; fails the run if they stopped without it.
+wait_release_step() {  # step
+  while [ ! -e "$release_marks/$1.done" ]; do
+    if ! kill -0 "$release_pid" 2>/dev/null; then
+      [ -e "$release_marks/$1.done" ] && return 0
+      wait "$release_pid" || release_builds_failed
+      echo "== the release builds ended without their $1 step"; exit 1
+    fi
+    sleep 1
+  done
+}
 
 # The served OpenAPI document is valid 3.1, and a live server behaves as it says (schemathesis, every check).
 echo "== OpenAPI: openapi-spec-validator and schemathesis against a live tnotes-server"
@@ -76,26 +94,12 @@ echo "== fuzz corpus replay (normal build)"
 .build/debug/tnotes-fuzz-push Tests/Fuzz/corpus-push/*
 .build/debug/tnotes-fuzz-render Tests/Fuzz/corpus-render/*
 
-if [ -n "$release_pid" ]; then
-  echo "== waiting for the release builds"
-  if ! wait "$release_pid"; then
-    echo "== the release builds FAILED; the end of their log:"; tail -40 "$release_log"; exit 1
-  fi
-  release_pid=""
-  grep -E "^Build of product|complete!" "$release_log" || true
-fi
-
-fuzz_targets=" ${FUZZ_TARGETS:-rpc push render} "
-if [ "${SKIP_FUZZ:-0}" != 1 ] && [[ "$fuzz_targets" == *" push "* ]]; then
-  echo "== fuzzing push (${FUZZ_SECONDS:-60}s, one worker) in the background: .build/fuzz-push.log"
-  FUZZ_PREBUILT=1 FUZZ_TARGETS=push setsid -w ./scripts/fuzz.sh > .build/fuzz-push.log 2>&1 &
-  push_pid=$!
-fi
-
 # Debian packages (issue #20): build them (static Swift runtime, man pages, lintian), install them with
 # apt-get, run what they installed, remove them. Needs root for apt-get; otherwise skipped visibly.
 if [ "${SKIP_DEB:-0}" != 1 ]; then
   if [ "$(id -u)" -eq 0 ]; then
+    echo "== waiting for the packages' release build"
+    wait_release_step deb
     echo "== Debian packages: build, lintian, apt-get install, run, remove"
     MAKE_DEB_PREBUILT=1 ./scripts/test-deb.sh
   else
@@ -103,14 +107,28 @@ if [ "${SKIP_DEB:-0}" != 1 ]; then
   fi
 fi
 
-[ -z "$push_pid" ] || { finish_background "$push_pid" "fuzzing push" .build/fuzz-push.log; push_pid=""; }
+if [ -n "$release_pid" ]; then
+  echo "== waiting for the release builds"
+  wait "$release_pid" || release_builds_failed
+  release_pid=""
+  grep -E "^Build of product|complete!" "$release_log" || true
+fi
 [ -z "$bench_pid" ] || { finish_background "$bench_pid" "benchmark, quick mode" .build/bench-quick.log; bench_pid=""; }
 
 if [ "${SKIP_FUZZ:-0}" != 1 ]; then
-  rest=""
-  for t in rpc render; do [[ "$fuzz_targets" == *" $t "* ]] && rest+="$t "; done
-  if [ -n "$rest" ]; then
-    echo "== fuzzing ${rest}(${FUZZ_SECONDS:-60}s per target)"
-    FUZZ_PREBUILT=1 FUZZ_TARGETS="$rest" ./scripts/fuzz.sh
+  fuzz_targets=" ${FUZZ_TARGETS:-rpc push render} "
+  if [[ "$fuzz_targets" == *" push "* ]]; then
+    echo "== fuzzing push (${FUZZ_SECONDS:-60}s, one worker) in the background: .build/fuzz-push.log"
+    FUZZ_PREBUILT=1 FUZZ_TARGETS=push setsid -w ./scripts/fuzz.sh > .build/fuzz-push.log 2>&1 &
+    push_pid=$!
+  fi
+  if [[ "$fuzz_targets" == *" rpc "* ]]; then
+    echo "== fuzzing rpc (${FUZZ_SECONDS:-60}s)"
+    FUZZ_PREBUILT=1 FUZZ_TARGETS=rpc ./scripts/fuzz.sh
+  fi
+  [ -z "$push_pid" ] || { finish_background "$push_pid" "fuzzing push" .build/fuzz-push.log; push_pid=""; }
+  if [[ "$fuzz_targets" == *" render "* ]]; then
+    echo "== fuzzing render (${FUZZ_SECONDS:-60}s)"
+    FUZZ_PREBUILT=1 FUZZ_TARGETS=render ./scripts/fuzz.sh
   fi
 fi
