@@ -5,26 +5,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
-swift build --build-tests
-# Every imported module is declared in Package.swift (no @_exported re-exports).
-./scripts/check-imports.py
-# Test-only Python dependency: the scripture reference tests cross-check their parser against pythonbible.
-python3 -c 'import pythonbible' 2>/dev/null || pip install -q pythonbible==0.15.5 || echo "pythonbible could not be installed: its cross-check test will be skipped" >&2
-# The sherpa-onnx recognizer and the spoken passages its tests score (issue #52): pinned PyPI wheels checked by
-# sha256, into .build (pip's cache makes a second run quick). Without network the tests that need them are
-# skipped, each saying why.
-./scripts/install-models.sh .build/models || echo "== the sherpa-onnx recognizer could not be installed: its tests will be skipped" >&2
-./scripts/speech/make-speech.sh .build/speech || echo "== the spoken passages could not be made: the recognizer tests will be skipped" >&2
-# python-dbusmock (pinned, from PyPI) for the desktop tests' mock NetworkManager, UPower, logind and notification
-# server on private buses (issue #53).
-./scripts/dbusmock/install.sh .build/dbusmock || echo "== python-dbusmock could not be installed: the desktop (D-Bus) tests will be skipped" >&2
-# The publishing tests' judges (issue #54): feedparser, axe-core through selenium and chromium-driver, the W3C Nu
-# validator (pinned PyPI wheels and one sdist).
-./scripts/publish-tools/install.sh .build/publish-tools || echo "== the publishing judges could not be installed: the page audit test will be skipped" >&2
+swift package resolve
+swift package --scratch-path .build-release resolve
+mkdir -p .build
 # The release builds (the packages' binaries, then the fuzz targets, in one scratch: scripts/fuzz.sh says why)
-# run beside the test suite, at the lowest CPU and I/O priority (scripts/release-builds.sh). The suite mostly
-# waits on the processes, sockets and fsyncs it tests (4.7 of the 17 CPU-minutes its 8 minutes give on 2 cores),
-# and the builds take what it leaves: one after the other, they were 14 of the 34 minutes of this script.
+# run beside the debug build and the test suite, at the lowest CPU and I/O priority (scripts/release-builds.sh),
+# taking what those leave: the suite mostly waits on the processes, sockets and fsyncs it tests (4.7 of the 17
+# CPU-minutes its 8 minutes give on 2 cores), and the debug build has stretches of one compile job at a time.
+# One after the other, they were 14 of the 34 minutes of this script. Both scratches resolve their packages
+# first, one after the other, so that two builds never fetch into SwiftPM's shared cache at once.
 steps=()
 [ "${SKIP_DEB:-0}" != 1 ] && [ "$(id -u)" -eq 0 ] && steps+=(deb)
 [ "${SKIP_FUZZ:-0}" != 1 ] && steps+=(fuzz)
@@ -44,6 +33,22 @@ if [ ${#steps[@]} -gt 0 ]; then
   release_pid=$!
   echo "== release builds (${steps[*]}) started beside the tests: $release_log"
 fi
+swift build --build-tests
+# Every imported module is declared in Package.swift (no @_exported re-exports).
+./scripts/check-imports.py
+# Test-only Python dependency: the scripture reference tests cross-check their parser against pythonbible.
+python3 -c 'import pythonbible' 2>/dev/null || pip install -q pythonbible==0.15.5 || echo "pythonbible could not be installed: its cross-check test will be skipped" >&2
+# The sherpa-onnx recognizer and the spoken passages its tests score (issue #52): pinned PyPI wheels checked by
+# sha256, into .build (pip's cache makes a second run quick). Without network the tests that need them are
+# skipped, each saying why.
+./scripts/install-models.sh .build/models || echo "== the sherpa-onnx recognizer could not be installed: its tests will be skipped" >&2
+./scripts/speech/make-speech.sh .build/speech || echo "== the spoken passages could not be made: the recognizer tests will be skipped" >&2
+# python-dbusmock (pinned, from PyPI) for the desktop tests' mock NetworkManager, UPower, logind and notification
+# server on private buses (issue #53).
+./scripts/dbusmock/install.sh .build/dbusmock || echo "== python-dbusmock could not be installed: the desktop (D-Bus) tests will be skipped" >&2
+# The publishing tests' judges (issue #54): feedparser, axe-core through selenium and chromium-driver, the W3C Nu
+# validator (pinned PyPI wheels and one sdist).
+./scripts/publish-tools/install.sh .build/publish-tools || echo "== the publishing judges could not be installed: the page audit test will be skipped" >&2
 # One test at a time: integration tests start processes and wait on them; in parallel on a small CI
 # machine their timeouts would measure the load, not the product.
 swift test --skip-build --no-parallel
