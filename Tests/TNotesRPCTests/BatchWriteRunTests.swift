@@ -38,9 +38,22 @@ struct BatchWriteRunTests {
     static func dispatcher(_ journal: Journal) -> Dispatcher {
         var table = MethodTable(title: "test", version: "0")
         table.add(MethodSpec("write", summary: "a write", params: [ParamSpec("n", .integer(min: 0, max: 100), required: true)], queuesOneWrite: true) { p, _ in
-            journal.note("write:\(p.int("n") ?? -1)\(journal.runsOpen > 0 ? " in run" : "")")
+            let n = p.int("n") ?? -1, inRun = journal.runsOpen > 0
+            journal.note("write:\(n)\(inRun ? " in run" : "")")
             WriteQueuedSignal.current?.fire()
-            return ["n": .int(Int64(p.int("n") ?? -1))]
+            // As the store does, a write held for its run is answered only once the run has closed (bounded
+            // here, so that a run never closed shows as a wrong journal, not as a hung test).
+            if inRun {
+                let clock = ContinuousClock(), deadline = clock.now + .seconds(2)
+                while journal.runsOpen > 0, clock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+                journal.note("write:\(n) answered")
+            }
+            return ["n": .int(Int64(n))]
+        })
+        table.add(MethodSpec("failingWrite", summary: "a write that fails after it was queued", queuesOneWrite: true) { _, _ in
+            journal.note("failingWrite")
+            WriteQueuedSignal.current?.fire()
+            throw RPCError.internalError("the write failed")
         })
         table.add(MethodSpec("read", summary: "a read", params: [ParamSpec("n", .integer(min: 0, max: 100), required: true)], readOnly: true) { p, _ in
             journal.note("read:\(p.int("n") ?? -1)\(journal.runsOpen > 0 ? " in run" : "")")
@@ -75,11 +88,17 @@ struct BatchWriteRunTests {
             ("write", ["n": 6]), ("write", ["n": 7]), ("write", ["n": 8]),
         ])
         let replies = try Self.answers(await d.handle(line: line, context: ConnectionContext(id: 1, peerUID: 0, peerPID: 0)))
-        #expect(journal.all == [
-            "open", "write:1 in run", "write:2 in run", "close", "read:3",
-            "write:4", "read:5",
-            "open", "write:6 in run", "write:7 in run", "write:8 in run", "close",
-        ])
+        // The run closes before the read waits for the writes before it: the writes held for the run are
+        // answered after the close, and the read runs after their answers. The held writes' answers may come
+        // in either order, so they are compared as a set.
+        let entries = journal.all
+        let read3 = try #require(entries.firstIndex(of: "read:3"))
+        #expect(Array(entries[..<4]) == ["open", "write:1 in run", "write:2 in run", "close"])
+        #expect(Set(entries[4..<read3]) == ["write:1 answered", "write:2 answered"])
+        let afterRead3 = Array(entries[read3...])
+        #expect(afterRead3.prefix(7) == ["read:3", "write:4", "read:5", "open", "write:6 in run", "write:7 in run", "write:8 in run"])
+        #expect(afterRead3.dropFirst(7).first == "close")
+        #expect(Set(afterRead3.dropFirst(8)) == ["write:6 answered", "write:7 answered", "write:8 answered"])
         #expect(journal.runsOpen == 0)
         // Answers in request order, each the result of its own call.
         #expect(replies.map { $0["id"] } == (0..<8).map { JSON.int(Int64($0)) })
@@ -92,7 +111,7 @@ struct BatchWriteRunTests {
         let d = Self.dispatcher(journal)
         let line = Self.batch([("write", ["n": 1]), ("write", ["n": "two"]), ("write", ["n": 3])])
         let replies = try Self.answers(await d.handle(line: line, context: ConnectionContext(id: 1, peerUID: 0, peerPID: 0)))
-        #expect(journal.all == ["open", "write:1 in run", "write:3 in run", "close"])
+        #expect(journal.all.filter { !$0.hasSuffix("answered") } == ["open", "write:1 in run", "write:3 in run", "close"])
         #expect(journal.runsOpen == 0)
         #expect(replies.count == 3)
         #expect(replies[0]["result"]?["n"] == .int(1))
@@ -101,15 +120,32 @@ struct BatchWriteRunTests {
         #expect(replies[2]["result"]?["n"] == .int(3))
     }
 
-    @Test("a batch that is only reads, or a single write call, opens no run")
+    @Test("a write whose handler throws after it was queued fails alone; the run goes on and closes")
+    func throwingWriteInsideARun() async throws {
+        let journal = Journal()
+        let d = Self.dispatcher(journal)
+        let line = Self.batch([("write", ["n": 1]), ("failingWrite", [:]), ("write", ["n": 3]), ("read", ["n": 4])])
+        let replies = try Self.answers(await d.handle(line: line, context: ConnectionContext(id: 1, peerUID: 0, peerPID: 0)))
+        #expect(journal.all.filter { !$0.hasSuffix("answered") } == ["open", "write:1 in run", "failingWrite", "write:3 in run", "close", "read:4"])
+        #expect(journal.runsOpen == 0)
+        #expect(replies[0]["result"]?["n"] == .int(1))
+        #expect(replies[1]["error"]?["code"] == .int(-32603))
+        #expect(replies[2]["result"]?["n"] == .int(3))
+        #expect(replies[3]["result"]?["n"] == .int(4))
+    }
+
+    @Test("a batch that is only reads, a write alone after a read, or a single write call, opens no run")
     func noRunWithoutConsecutiveWrites() async throws {
         let journal = Journal()
         let d = Self.dispatcher(journal)
         let context = ConnectionContext(id: 1, peerUID: 0, peerPID: 0)
         _ = try Self.answers(await d.handle(line: Self.batch([("read", ["n": 1]), ("read", ["n": 2])]), context: context))
+        let tail = try Self.answers(await d.handle(line: Self.batch([("read", ["n": 3]), ("write", ["n": 4])]), context: context))
+        #expect(tail.map { $0["result"]?["n"] } == [.int(3), .int(4)])
+        _ = try Self.answers(await d.handle(line: Self.batch([("write", ["n": 5])]), context: context))
         let single: JSON = ["jsonrpc": "2.0", "id": 9, "method": "write", "params": ["n": 9]]
         let reply = await d.handle(line: single.bytes, context: context)
         #expect(reply?["result"]?["n"] == .int(9))
-        #expect(journal.all == ["read:1", "read:2", "write:9"])
+        #expect(journal.all == ["read:1", "read:2", "read:3", "write:4", "write:5", "write:9"])
     }
 }
