@@ -36,7 +36,7 @@ extension Store {
                 p.drainScheduled = true
                 return (true, false)
             }
-            if firstHeld { queue.asyncAfter(deadline: .now() + .nanoseconds(Int(limit))) { self.drainHeld() } }
+            if firstHeld { drainHeld(in: limit) }
             // Its place on the queue is fixed: a batch's next call may start (WriteQueuedSignal).
             WriteQueuedSignal.current?.fire()
             if schedule { queue.async { self.drainWrites() } }
@@ -71,7 +71,7 @@ extension Store {
             defer { p.jobs.removeAll(keepingCapacity: true) }
             return (p.jobs, false)
         }
-        if armHold { queue.asyncAfter(deadline: .now() + .nanoseconds(Int(limit))) { self.drainHeld() } }
+        if armHold { drainHeld(in: limit) }
         guard let jobs = taken else { return }
         if !jobs.isEmpty { commitGroup(jobs) }
         // Another drain is queued behind anything else waiting on the queue (a watchdog read, a search
@@ -124,18 +124,23 @@ extension Store {
         if schedule { queue.async { self.drainWrites() } }
     }
 
+    /// `drainHeld` on the queue once `nanoseconds` have passed: the timer that ends a hold.
+    func drainHeld(in nanoseconds: Int64) {
+        queue.asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { self.drainHeld() }
+    }
+
     /// On the queue, when the oldest held write's time is up: drains, unless a drain is already on its way.
     func drainHeld() {
         let now = DispatchTime.now().uptimeNanoseconds
         let limit = writeRunLimitNanos.load(ordering: .relaxed)
-        let (drain, retryIn): (Bool, UInt64?) = pending.withLock { p in
+        let (drain, retryIn): (Bool, Int64?) = pending.withLock { p in
             if p.drainScheduled || p.jobs.isEmpty { return (false, nil) }
             // Still held (a later write's time, or a timer that fired early): look again when it is up.
-            if p.holds(now: now, limit: limit), let since = p.heldSince { return (false, since &+ UInt64(limit) &- now) }
+            if p.holds(now: now, limit: limit), let since = p.heldSince { return (false, Int64(since &+ UInt64(limit) &- now)) }
             p.drainScheduled = true
             return (true, nil)
         }
-        if let retryIn { queue.asyncAfter(deadline: .now() + .nanoseconds(Int(retryIn))) { self.drainHeld() } }
+        if let retryIn { drainHeld(in: retryIn) }
         if drain { drainWrites() }
     }
 
