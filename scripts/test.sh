@@ -55,8 +55,9 @@ swift test --skip-build --no-parallel
 # were 9.7 of the 26.6 minutes of a fresh-clone run, with a core idle for much of them.
 # - The quick benchmark (debug build) mostly waits on the daemons it starts, and its recognizers run one at a
 #   time: it runs in the background from the suite's end.
-# - The Debian package test starts once the packages' binaries are built, while the fuzz targets still build
-#   (at idle priority, they take what the test leaves).
+# - The Debian package test starts once the packages' binaries are built, while the fuzz targets still build.
+#   Idle priority does not keep them off its cores (it took 3:11-3:26 beside them and the bench, 1:56 without
+#   the builds), but the two together end no later than one after the other.
 # - The push fuzzer has one libFuzzer worker: it runs beside the RPC fuzzer's two; the render fuzzer comes last,
 #   alone, for its input rate (issue #49).
 # Each background step writes its own log, shown when it is waited for.
