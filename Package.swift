@@ -42,6 +42,8 @@ let package = Package(
         .target(name: "CDynamicLibrary"),
         // The loaded objects' read-only segments, released from an idle process's resident set (dl_iterate_phdr).
         .target(name: "CLoadedSegments"),
+        // posix_spawn's closefrom file action, which Swift's Glibc module does not declare.
+        .target(name: "CSpawn"),
         .target(name: "CPocketSphinx", dependencies: ["CDynamicLibrary"], cSettings: [.unsafeFlags([
             "-I/usr/include/pocketsphinx", "-I/usr/include/sphinxbase", "-I/usr/include/x86_64-linux-gnu/sphinxbase",
             "-I/usr/include/aarch64-linux-gnu/sphinxbase",
@@ -114,7 +116,7 @@ let package = Package(
         // Local processing: the durable job queue's worker, transcription engines (PocketSphinx, a command),
         // the extractive summariser and the sermon assistant.
         .target(name: "TNotesProcessing", dependencies: [
-            "TNotesCore", "TNotesStore", "TNotesScripture", "CPocketSphinx", "CSherpaOnnx",
+            "TNotesCore", "TNotesStore", "TNotesScripture", "CPocketSphinx", "CSherpaOnnx", "CSpawn",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Subprocess", package: "swift-subprocess"),
             .product(name: "SystemPackage", package: "swift-system"),

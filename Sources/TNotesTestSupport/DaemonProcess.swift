@@ -112,6 +112,16 @@ public final class DaemonProcess: @unchecked Sendable {
 
     public func client() throws -> RPCClient { try RPCClient(path: socketPath) }
 
+    /// `body`'s result; an error it throws comes back with the daemon's log (a call that found the daemon
+    /// gone says little on its own).
+    public func withLog<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw HarnessError("\(error)\ntnotesd's log:\n\(log)")
+        }
+    }
+
     deinit {
         if let p = process, p.isRunning {
             kill(p.processIdentifier, SIGKILL)

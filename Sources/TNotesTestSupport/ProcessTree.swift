@@ -21,4 +21,15 @@ public enum ProcessTree {
     public static func recognizerWorker(of daemon: Int32) -> Int32? {
         children(of: daemon).first { commandLine($0).contains("--recognizer-worker") }
     }
+
+    /// The descriptors of `pid` that are sockets ("3 → socket:[1234]"), from /proc/<pid>/fd.
+    public static func sockets(of pid: Int32) -> [String] {
+        let dir = "/proc/\(pid)/fd"
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+        return fds.compactMap { fd in
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(dir)/\(fd)"),
+                  target.hasPrefix("socket:") else { return nil }
+            return "\(fd) → \(target)"
+        }.sorted()
+    }
 }

@@ -1,3 +1,4 @@
+import CSpawn
 import SystemPackage
 
 #if canImport(Glibc)
@@ -53,6 +54,15 @@ final class PipedChild {
         }
         posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errFD, 2)
+        // Nothing else crosses into the child. SwiftNIO opens its listening and accepted sockets without
+        // close-on-exec, so a child used to hold the daemon's socket: after a kill -9, the orphaned recogniser
+        // kept accepting connections on it, clients hung, and the restarted daemon refused to start ("already
+        // listening"). Closing every other descriptor here covers NIO's and any library's.
+        let closing = tn_spawn_actions_closefrom(&actions, 3)
+        guard closing == 0 else {
+            Glibc.close(pipeFDs[0]); Glibc.close(pipeFDs[1]); Glibc.close(errFD); closeInput()
+            throw SpawnError(description: "posix_spawn_file_actions_addclosefrom_np: \(String(cString: strerror(closing)))")
+        }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for p in argv { free(p) } }
         var child: pid_t = 0
