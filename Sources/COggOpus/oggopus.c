@@ -161,8 +161,9 @@ int tn_ogg_close_truncated(const char *path, long long *kept, long long *granule
     *granule = -1;
     int fd = open(path, O_RDWR | O_CLOEXEC);
     if (fd < 0) {
-        snprintf(error, error_size, "cannot open: %s", strerror(errno));
-        return -1;
+        int err = errno;
+        snprintf(error, error_size, "cannot open: %s", strerror(err));
+        return err == ENOENT ? -2 : -1;
     }
     ogg_sync_state sync;
     f_ogg_sync_init(&sync);
@@ -193,7 +194,7 @@ int tn_ogg_close_truncated(const char *path, long long *kept, long long *granule
     if (last_page < 0) {
         close(fd);
         snprintf(error, error_size, "no intact Ogg page");
-        return -1;
+        return -3;
     }
     // The last intact page: its header type gets the end-of-stream flag (bit 2), then a new CRC.
     unsigned char *page_bytes = malloc((size_t)last_page_length);

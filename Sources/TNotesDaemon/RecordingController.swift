@@ -215,6 +215,18 @@ actor RecordingController {
                 "sermonId": "\(marker.sermonId)", "file": "\(marker.path)", "seconds": "\(Self.rounded(kept.seconds))",
                 "bytes": "\(kept.bytes)",
             ])
+        } catch let error as RecordingFileError where error.nothingRecorded {
+            // Killed before the first page reached the disk: there is nothing to attach, now or at any later
+            // start, so the marker goes (kept, every start would try again and log the same failure). A file
+            // of the daemon's own with no intact page in it goes too; the sermon stays, without audio.
+            let audioDirectory = settings.audioDirectory
+            _ = try? await BlockingWork.run {
+                if marker.path.hasPrefix(audioDirectory + "/") { unlink(marker.path) }
+                unlink(markerPath)
+            }
+            logger.warning("recording interrupted before any of it was written: nothing to recover", metadata: [
+                "sermonId": "\(marker.sermonId)", "file": "\(marker.path)", "error": "\(error)",
+            ])
         } catch {
             logger.error("recording could not be recovered", metadata: ["sermonId": "\(marker.sermonId)", "file": "\(marker.path)",
                                                                          "error": "\(error)"])

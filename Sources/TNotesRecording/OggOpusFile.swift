@@ -3,6 +3,9 @@ import COggOpus
 /// An encoding or file failure of the recording.
 public struct RecordingFileError: Error, Sendable, CustomStringConvertible {
     public let description: String
+    /// An interrupted recording's file is missing or holds no intact page: nothing of it can be recovered,
+    /// now or later (a daemon killed before its first page reached the disk).
+    public var nothingRecorded = false
 }
 
 /// Mono speech as Ogg Opus into an open file (libopusenc, COggOpus.h says why), pages at most
@@ -47,8 +50,9 @@ final class OggOpusFile {
         }
         var kept: Int64 = 0, granule: Int64 = 0
         var message = [CChar](repeating: 0, count: 256)
-        guard tn_ogg_close_truncated(path, &kept, &granule, &message, message.count) == 0 else {
-            throw RecordingFileError(description: text(message))
+        let rc = tn_ogg_close_truncated(path, &kept, &granule, &message, message.count)
+        guard rc == 0 else {
+            throw RecordingFileError(description: text(message), nothingRecorded: rc == -2 || rc == -3)
         }
         return (kept, granule > 0 ? Double(granule) / 48_000 : 0)
     }

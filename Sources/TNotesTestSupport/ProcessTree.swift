@@ -22,10 +22,11 @@ public enum ProcessTree {
         children(of: daemon).first { commandLine($0).contains("--recognizer-worker") }
     }
 
-    /// The descriptors of `pid` that are sockets ("3 → socket:[1234]"), from /proc/<pid>/fd.
-    public static func sockets(of pid: Int32) -> [String] {
+    /// The descriptors of `pid` that are sockets ("3 → socket:[1234]"), from /proc/<pid>/fd; nil when they
+    /// cannot be read (the process has gone), so that an empty list always means "none".
+    public static func sockets(of pid: Int32) -> [String]? {
         let dir = "/proc/\(pid)/fd"
-        let fds = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+        guard let fds = try? FileManager.default.contentsOfDirectory(atPath: dir), !fds.isEmpty else { return nil }
         return fds.compactMap { fd in
             guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(dir)/\(fd)"),
                   target.hasPrefix("socket:") else { return nil }

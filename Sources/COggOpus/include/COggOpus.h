@@ -32,7 +32,8 @@ const char *tn_opus_strerror(int error);
 
 /// Repairs an Ogg file whose writer stopped mid-stream (a crash): cuts it after its last intact page and marks
 /// that page as the end of the stream. `*kept` gets the bytes kept, `*granule` the last page's granule
-/// position (-1 when none). 0 on success; -1 with a message in `error` (no intact page at all included).
+/// position (-1 when none). 0 on success; otherwise a message in `error` and -2 when there is no such file,
+/// -3 when it holds no intact page (nothing was recorded), -1 for any other failure.
 int tn_ogg_close_truncated(const char *path, long long *kept, long long *granule, char *error, size_t error_size);
 
 #endif

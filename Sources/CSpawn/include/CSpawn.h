@@ -1,5 +1,5 @@
 // posix_spawn's file action that closes every descriptor from a number up (glibc ≥ 2.34). In C: spawn.h
-// declares it only under _GNU_SOURCE / _DEFAULT_SOURCE, which Swift's Glibc module does not see.
+// declares it only under _GNU_SOURCE (__USE_GNU), which Swift's Glibc module does not define.
 #ifndef TN_CSPAWN_H
 #define TN_CSPAWN_H
 

@@ -56,8 +56,9 @@ final class PipedChild {
         posix_spawn_file_actions_adddup2(&actions, errFD, 2)
         // Nothing else crosses into the child. SwiftNIO opens its listening and accepted sockets without
         // close-on-exec, so a child used to hold the daemon's socket: after a kill -9, the orphaned recogniser
-        // kept accepting connections on it, clients hung, and the restarted daemon refused to start ("already
-        // listening"). Closing every other descriptor here covers NIO's and any library's.
+        // kept it accepting until it ended, so the restarted daemon refused to start ("already listening") and a
+        // client's call reached the orphan's copy ("closed the connection", a CI run). Closing every other
+        // descriptor here covers NIO's and any library's.
         let closing = tn_spawn_actions_closefrom(&actions, 3)
         guard closing == 0 else {
             Glibc.close(pipeFDs[0]); Glibc.close(pipeFDs[1]); Glibc.close(errFD); closeInput()
