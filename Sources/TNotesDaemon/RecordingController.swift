@@ -179,7 +179,10 @@ actor RecordingController {
         clock.clear()
         var result = fields(status, marker: marker)
         do {
-            result.sermon = try await attach(path: marker.path, sermonId: marker.sermonId)
+            let sermon = try await attach(path: marker.path, sermonId: marker.sermonId)
+            result.sermon = sermon
+            // Another sermon when the recorded one was deleted meanwhile (`attach`).
+            if let id = sermon["id"]?.stringValue { result.sermonId = id }
             _ = try? await BlockingWork.run { unlink(self.settings.markerPath) }
             logger.info("recording stopped", metadata: [
                 "sermonId": "\(marker.sermonId)", "reason": "\(status.stopReason?.code ?? "requested")",
@@ -198,8 +201,40 @@ actor RecordingController {
     private func attach(path: String, sermonId: String) async throws -> JSON {
         let name = path.split(separator: "/").last.map(String.init) ?? "recording.opus"
         let file = try await BlockingWork.run { try AudioImporter.describe(path: path, fileName: name) }
-        return try await AudioMethods.attach(file, to: sermonId, store: store, transcribe: settings.config.transcribe,
-                                            byHand: true, worker: worker)
+        do {
+            return try await AudioMethods.attach(file, to: sermonId, store: store, transcribe: settings.config.transcribe,
+                                                byHand: true, worker: worker)
+        } catch StoreError.gone(let collection, _) where collection == RecordCollection.sermons.rawValue {
+            // The sermon was deleted while it was being recorded (here, or on another device and pulled): the
+            // audio is not lost with it. Kept, the file and the marker would fail the same way at every start.
+            let kept = try await store.write { s in try Self.sermonForRecording(ofDeleted: sermonId, in: s) }
+            logger.warning("the recorded sermon was deleted while it recorded: its audio goes to a new sermon", metadata: [
+                "deletedSermonId": "\(sermonId)", "sermonId": "\(kept)",
+            ])
+            return try await AudioMethods.attach(file, to: kept, store: store, transcribe: settings.config.transcribe,
+                                                byHand: true, worker: worker)
+        }
+    }
+
+    /// A new sermon for the audio of one deleted while it was recorded: the deleted one's title (marked as
+    /// this recording's, within the title's bound), speaker, date and service type. Returns its id.
+    static func sermonForRecording(ofDeleted deletedId: String, in s: StoreSession) throws -> String {
+        let deleted = try s.record(.sermons, id: deletedId)?.body ?? [:]
+        let suffix = " (recording)"
+        let title = deleted[field: \Sermon.title]?.stringValue ?? "Recording"
+        let room = ValueBounds.maxLabelCharacters - suffix.count
+        let id = Identifier.make()
+        let now = s.stamp()
+        var record: JSONObject = [
+            "id": .string(id), "title": .string(String(title.prefix(room)) + suffix),
+            "isArchived": false, "transcriptionStatus": "pending", "summaryStatus": "pending",
+            "audio": .null, "createdAt": .string(now), "updatedAt": .string(now), "deletedAt": .null,
+        ]
+        for key in ["date", "serviceType", "speaker"] { record[key] = deleted[key] ?? .null }
+        if record["date"] == .null { record["date"] = .string(now) }
+        if record["serviceType"] == .null { record["serviceType"] = "Sunday Service" }
+        _ = try s.commitLocal(.sermons, record: record, op: .upsert)
+        return id
     }
 
     /// At start: a marker left by a daemon that died mid-recording. Its file is cut after the last intact

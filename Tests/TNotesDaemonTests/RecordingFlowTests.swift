@@ -182,6 +182,34 @@ struct RecordingFlowTests {
         #expect(d.log.contains("recording recovered after an unclean stop"))
     }
 
+    @Test("a sermon deleted while it is recorded: stop attaches the audio to a new sermon with its title; nothing is left for the next start")
+    func deletedWhileRecording() throws {
+        let pulse = try PulseAudioFixture()
+        let d = try Self.daemon(pulse)
+        defer { d.stop() }
+        let c = try d.client()
+        let speech = try pulse.speech(Self.words)
+        let sid = try #require(try c.call("recording.start", ["title": "Deleted meanwhile", "speaker": "Pastor Test"])["sermonId"]?.stringValue)
+        let player = pulse.playInBackground(speech.path)
+        sleep(2)
+        try c.call("sermon.delete", ["id": .string(sid)])
+        sleep(1)
+        let stopped = try c.call("recording.stop")
+        player.cancel()
+        #expect(stopped["error"] == nil, "\(stopped.text)")
+        let kept = try #require(stopped["sermonId"]?.stringValue)
+        #expect(kept != sid && stopped["sermon"]?["id"]?.stringValue == kept, "\(stopped.text)")
+        let sermon = try c.call("sermon.get", ["id": .string(kept)])
+        #expect(sermon["title"] == "Deleted meanwhile (recording)" && sermon["speaker"] == "Pastor Test", "\(sermon.text)")
+        #expect((sermon["audio"]?["sizeBytes"]?.int64Value ?? 0) > 1000, "\(sermon.text)")
+        #expect(try c.call("sermon.get", ["id": .string(sid)])["deletedAt"] != .null, "the deleted sermon came back")
+        #expect(d.log.contains("the recorded sermon was deleted while it recorded"))
+        #expect(!FileManager.default.fileExists(atPath: "\(d.dataDir)/recording.json"), "the marker is left for the next start")
+        #expect(d.stop() == 0)
+        try d.start()
+        #expect(!d.log.contains("recording could not be recovered") && !d.log.contains("recording recovered"), "\(d.log)")
+    }
+
     @Test("tnotes record in a terminal: the clock advances, Enter adds a note, a resize redraws, q stops and the terminal is as it was")
     func terminalView() throws {
         let pulse = try PulseAudioFixture()
