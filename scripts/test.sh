@@ -77,10 +77,15 @@ finish_background() {  # pid name log: waits for a background step, shows its lo
 release_builds_failed() {
   echo "== the release builds FAILED; the end of their log:"; tail -40 "$release_log"; exit 1
 }
+# Whether background step `pid` still runs: still a child of this shell (kill -0 would also say yes for
+# another process that took the pid after it ended).
+still_running() {  # pid
+  [ "$(ps -o ppid= -p "$1" 2>/dev/null | tr -d ' ')" = "$$" ]
+}
 # Until the release builds have done `step`; fails the run if they stopped without it.
 wait_release_step() {  # step
   while [ ! -e "$release_marks/$1.done" ]; do
-    if ! kill -0 "$release_pid" 2>/dev/null; then
+    if ! still_running "$release_pid"; then
       [ -e "$release_marks/$1.done" ] && return 0
       wait "$release_pid" || release_builds_failed
       echo "== the release builds ended without their $1 step"; exit 1
