@@ -174,7 +174,14 @@ int tn_ogg_close_truncated(const char *path, long long *kept, long long *granule
         char *buffer = f_ogg_sync_buffer(&sync, 65536);
         ssize_t n = read(fd, buffer, 65536);
         if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
+        if (n < 0) {  // not the end of the file: what follows may be intact, so nothing is cut or given up
+            int err = errno;
+            f_ogg_sync_clear(&sync);
+            close(fd);
+            snprintf(error, error_size, "cannot read: %s", strerror(err));
+            return -1;
+        }
+        if (n == 0) break;
         f_ogg_sync_wrote(&sync, n);
         for (;;) {
             ogg_page page;

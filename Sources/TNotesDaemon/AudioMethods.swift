@@ -27,8 +27,16 @@ struct AudioMethods {
     /// the person who just stopped it waits for its transcript; an import's (`auto_transcribe`) does not.
     static func attach(_ file: AudioImporter.Imported, to sermonId: String, store: Store, transcribe: Bool,
                        byHand: Bool = false, worker: ProcessingWorker?) async throws -> JSON {
+        try await attach(file, store: store, transcribe: transcribe, byHand: byHand, worker: worker) { _ in sermonId }
+    }
+
+    /// As `attach(_:to:…)`, to the sermon `target` names in the same transaction (a recording whose sermon was
+    /// deleted makes the sermon that takes its audio there, so that the two commit together or not at all).
+    static func attach(_ file: AudioImporter.Imported, store: Store, transcribe: Bool, byHand: Bool, worker: ProcessingWorker?,
+                       target: @escaping @Sendable (StoreSession) throws -> String) async throws -> JSON {
         defer { if transcribe { worker?.jobQueued() } }
         let (view, replaced) = try await store.write { s -> (JSON, String?) in
+            let sermonId = try target(s)
             var body = try RecordMethods.live(.sermons, sermonId, in: s).body
             body[field: \Sermon.audio] = ["fileName": .string(file.fileName), "sizeBytes": .int(file.sizeBytes), "sha256": .string(file.sha256)]
             body[field: \Sermon.updatedAt] = .string(s.stamp())

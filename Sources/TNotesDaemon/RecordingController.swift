@@ -178,14 +178,18 @@ actor RecordingController {
         let status = await recorder.finished()
         clock.clear()
         var result = fields(status, marker: marker)
+        // The sermon that has the audio: another one when the recorded one was deleted meanwhile (`attach`).
+        var attachedTo = marker
         do {
             let sermon = try await attach(path: marker.path, sermonId: marker.sermonId)
             result.sermon = sermon
-            // Another sermon when the recorded one was deleted meanwhile (`attach`).
-            if let id = sermon["id"]?.stringValue { result.sermonId = id }
+            if let id = sermon["id"]?.stringValue {
+                result.sermonId = id
+                attachedTo = Marker(sermonId: id, path: marker.path, startedAt: marker.startedAt, source: marker.source)
+            }
             _ = try? await BlockingWork.run { unlink(self.settings.markerPath) }
             logger.info("recording stopped", metadata: [
-                "sermonId": "\(marker.sermonId)", "reason": "\(status.stopReason?.code ?? "requested")",
+                "sermonId": "\(attachedTo.sermonId)", "reason": "\(status.stopReason?.code ?? "requested")",
                 "seconds": "\(Self.rounded(status.elapsed))", "bytes": "\(status.bytes)",
             ])
         } catch {
@@ -193,7 +197,7 @@ actor RecordingController {
             logger.error("recording stopped but not attached", metadata: ["sermonId": "\(marker.sermonId)", "error": "\(error)"])
             result.error = "\(error)"
         }
-        publishState(status, marker: marker)
+        publishState(status, marker: attachedTo)
         if current?.recorder === recorder { current = nil }
         return result.fieldJSON
     }
@@ -207,32 +211,42 @@ actor RecordingController {
         } catch StoreError.gone(let collection, _) where collection == RecordCollection.sermons.rawValue {
             // The sermon was deleted while it was being recorded (here, or on another device and pulled): the
             // audio is not lost with it. Kept, the file and the marker would fail the same way at every start.
-            let kept = try await store.write { s in try Self.sermonForRecording(ofDeleted: sermonId, in: s) }
+            let view = try await AudioMethods.attach(file, store: store, transcribe: settings.config.transcribe, byHand: true,
+                                                     worker: worker) { s in
+                try Self.sermonForRecording(name, ofDeleted: sermonId, in: s)
+            }
             logger.warning("the recorded sermon was deleted while it recorded: its audio goes to a new sermon", metadata: [
-                "deletedSermonId": "\(sermonId)", "sermonId": "\(kept)",
+                "deletedSermonId": "\(sermonId)", "sermonId": "\(view["id"]?.stringValue ?? "")",
             ])
-            return try await AudioMethods.attach(file, to: kept, store: store, transcribe: settings.config.transcribe,
-                                                byHand: true, worker: worker)
+            return view
         }
     }
 
-    /// A new sermon for the audio of one deleted while it was recorded: the deleted one's title (marked as
-    /// this recording's, within the title's bound), speaker, date and service type. Returns its id.
-    static func sermonForRecording(ofDeleted deletedId: String, in s: StoreSession) throws -> String {
+    /// The sermon for the audio of one deleted while it was recorded: the deleted one's title (marked as this
+    /// recording's), speaker, date and service type, each within its bound (a tombstone may hold a value stored
+    /// before the bounds). Its id is derived from the deleted sermon and the recording's file, so a second try
+    /// (a crash before the marker went) finds the same sermon instead of making another. Returns its id.
+    static func sermonForRecording(_ fileName: String, ofDeleted deletedId: String, in s: StoreSession) throws -> String {
+        let id = Identifier.derivedInOrder(from: deletedId, kind: "recording:\(fileName)")
+        if let made = try s.record(.sermons, id: id) {
+            if made.isDeleted { throw StoreError.gone(collection: RecordCollection.sermons.rawValue, id: id) }
+            return id
+        }
         let deleted = try s.record(.sermons, id: deletedId)?.body ?? [:]
+        func label(_ key: String) -> JSON {
+            guard let text = deleted[key]?.stringValue else { return .null }
+            return .string(String(text.prefix(ValueBounds.maxLabelCharacters)))
+        }
         let suffix = " (recording)"
         let title = deleted[field: \Sermon.title]?.stringValue ?? "Recording"
-        let room = ValueBounds.maxLabelCharacters - suffix.count
-        let id = Identifier.make()
         let now = s.stamp()
-        var record: JSONObject = [
-            "id": .string(id), "title": .string(String(title.prefix(room)) + suffix),
+        let record: JSONObject = [
+            "id": .string(id), "title": .string(String(title.prefix(ValueBounds.maxLabelCharacters - suffix.count)) + suffix),
+            "date": deleted["date"]?.stringValue.map(JSON.string) ?? .string(now),
+            "serviceType": label("serviceType") == .null ? "Sunday Service" : label("serviceType"), "speaker": label("speaker"),
             "isArchived": false, "transcriptionStatus": "pending", "summaryStatus": "pending",
             "audio": .null, "createdAt": .string(now), "updatedAt": .string(now), "deletedAt": .null,
         ]
-        for key in ["date", "serviceType", "speaker"] { record[key] = deleted[key] ?? .null }
-        if record["date"] == .null { record["date"] = .string(now) }
-        if record["serviceType"] == .null { record["serviceType"] = "Sunday Service" }
         _ = try s.commitLocal(.sermons, record: record, op: .upsert)
         return id
     }

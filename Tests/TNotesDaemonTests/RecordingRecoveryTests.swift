@@ -3,10 +3,11 @@ import Testing
 import TNotesCore
 import TNotesTestSupport
 
-/// Contract §8.2's recovery at start, for the recordings there is nothing of: a daemon killed before the first
-/// page of its file reached the disk leaves a marker (`recording.json`) whose file is empty, holds no intact
-/// Ogg page, or is not there at all. No sound server is needed: recovery runs at every start.
-@Suite("recording: an interrupted recording with nothing written")
+/// Contract §8.2's recovery at start of a recording the daemon did not stop (`recording.json` left behind), in
+/// the cases a kill -9 mid-recording does not reach: a file with nothing recoverable in it (empty, no intact Ogg
+/// page, or not there: a power loss before its first pages reached the disk), and a sermon deleted before the
+/// crash. No sound server is needed: recovery runs at every start.
+@Suite("recording: recovery at start")
 struct RecordingRecoveryTests {
     @Test("a marker whose file is empty, garbage or missing: the start says so once, forgets the marker and the file, and keeps the sermon",
           arguments: ["empty", "garbage", "missing"])
@@ -44,5 +45,49 @@ struct RecordingRecoveryTests {
         try d.start()
         #expect(d.log.contains("tnotesd ready"), "\(d.log)")
         #expect(!d.log.contains(said) && !d.log.contains("recording could not be recovered"), "said again at the next start")
+    }
+
+    static let hasFFmpeg = FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg")
+
+    @Test("a recording whose sermon was deleted before the crash: recovery gives its audio to a new sermon, once, even when tried again",
+          .enabled(if: hasFFmpeg, "needs ffmpeg (apt-get install ffmpeg) to make the Ogg Opus file"))
+    func sermonDeletedBeforeRecovery() throws {
+        let d = try DaemonProcess().start()
+        defer { d.stop() }
+        let c = try d.client()
+        let sid = try #require(try c.call("sermon.create", ["title": "Gone before the crash", "speaker": "Pastor Test"])["id"]?.stringValue)
+        try c.call("sermon.delete", ["id": .string(sid)])
+        #expect(d.stop() == 0)
+
+        // A recording's file as a crash leaves it: Ogg Opus pages, the last one not marked end-of-stream is fine.
+        let audio = "\(d.dataDir)/audio"
+        try FileManager.default.createDirectory(atPath: audio, withIntermediateDirectories: true)
+        let file = "\(audio)/\(sid)-1.opus"
+        let made = try ProcessRunner.run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=3",
+                                                              "-ac", "1", "-c:a", "libopus", "-b:a", "24k", file])
+        #expect(made.status == 0, "\(made.stderr)")
+        let marker = "\(d.dataDir)/recording.json"
+        let body: JSON = ["sermonId": .string(sid), "path": .string(file), "startedAt": "2026-11-30T00:00:00.000Z", "source": .null]
+
+        func recordings() throws -> [JSON] {
+            let items = try d.client().call("sermon.list")["items"]?.arrayValue ?? []
+            return items.filter { $0["title"] == "Gone before the crash (recording)" }
+        }
+        // Once, and again as if the daemon had died after the attach but before the marker went.
+        var first: JSON?
+        for round in 1...2 {
+            try body.text.write(toFile: marker, atomically: true, encoding: .utf8)
+            try d.start()
+            #expect(d.log.contains("recording recovered after an unclean stop"), "round \(round): \(d.log)")
+            #expect(d.log.contains("the recorded sermon was deleted while it recorded"), "round \(round)")
+            #expect(!FileManager.default.fileExists(atPath: marker), "round \(round): the marker is still there")
+            let kept = try recordings()
+            #expect(kept.count == 1, "round \(round): \(kept)")
+            let sermon = try d.client().call("sermon.get", ["id": kept.first?["id"] ?? .null])
+            #expect(sermon["speaker"] == "Pastor Test" && (sermon["audio"]?["sizeBytes"]?.int64Value ?? 0) > 1000, "\(sermon.text)")
+            if round == 1 { first = sermon["audio"] } else { #expect(sermon["audio"] == first, "the audio changed on the second try") }
+            #expect(try d.client().call("sermon.get", ["id": .string(sid)])["deletedAt"] != .null, "the deleted sermon came back")
+            #expect(d.stop() == 0)
+        }
     }
 }
