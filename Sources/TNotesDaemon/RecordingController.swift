@@ -265,9 +265,10 @@ actor RecordingController {
                 "bytes": "\(kept.bytes)",
             ])
         } catch let error as RecordingFileError where error.nothingRecorded {
-            // Killed before the first page reached the disk: there is nothing to attach, now or at any later
-            // start, so the marker goes (kept, every start would try again and log the same failure). A file
-            // of the daemon's own with no intact page in it goes too; the sermon stays, without audio.
+            // The file is gone, or empty or garbage (a power loss before its first pages, written at the start,
+            // reached the disk): there is nothing to attach, now or at any later start, so the marker goes (kept,
+            // every start would try again and log the same failure). A file of the daemon's own with no intact
+            // page in it goes too; the sermon stays, without audio.
             let audioDirectory = settings.audioDirectory
             _ = try? await BlockingWork.run {
                 if marker.path.hasPrefix(audioDirectory + "/") { unlink(marker.path) }
