@@ -116,13 +116,15 @@ actor RecordingController {
                 let date = startedAt
                 _ = try await store.write { s in
                     let now = s.stamp()
-                    let record: JSONObject = [
-                        "id": .string(id), "title": .string(recorderSettings.title), "date": .string(date),
-                        "serviceType": .string(serviceType ?? "Sunday Service"), "speaker": speaker ?? .null,
-                        "isArchived": false, "transcriptionStatus": "pending", "summaryStatus": "pending",
-                        "audio": .null, "createdAt": .string(now), "updatedAt": .string(now), "deletedAt": .null,
-                    ]
-                    return try s.commitLocal(.sermons, record: record, op: .upsert)
+                    var sermon = Sermon()
+                    sermon.id = id
+                    sermon.title = recorderSettings.title
+                    sermon.date = date
+                    if let serviceType { sermon.serviceType = serviceType }
+                    sermon.speaker = speaker?.stringValue
+                    sermon.createdAt = now
+                    sermon.updatedAt = now
+                    return try s.commitLocal(.sermons, record: sermon.record, op: .upsert)
                 }
             }
             try await BlockingWork.run { try Self.writeMarker(marker, to: self.settings.markerPath) }
@@ -232,22 +234,18 @@ actor RecordingController {
             if made.isDeleted { throw StoreError.gone(collection: RecordCollection.sermons.rawValue, id: id) }
             return id
         }
-        let deleted = try s.record(.sermons, id: deletedId)?.body ?? [:]
-        func label(_ key: String) -> JSON {
-            guard let text = deleted[key]?.stringValue else { return .null }
-            return .string(String(text.prefix(ValueBounds.maxLabelCharacters)))
-        }
-        let suffix = " (recording)"
-        let title = deleted[field: \Sermon.title]?.stringValue ?? "Recording"
+        let deleted = LenientRecord<Sermon>(object: try s.record(.sermons, id: deletedId)?.body ?? [:])
+        let bound = ValueBounds.maxLabelCharacters, suffix = " (recording)"
         let now = s.stamp()
-        let record: JSONObject = [
-            "id": .string(id), "title": .string(String(title.prefix(ValueBounds.maxLabelCharacters - suffix.count)) + suffix),
-            "date": deleted["date"]?.stringValue.map(JSON.string) ?? .string(now),
-            "serviceType": label("serviceType") == .null ? "Sunday Service" : label("serviceType"), "speaker": label("speaker"),
-            "isArchived": false, "transcriptionStatus": "pending", "summaryStatus": "pending",
-            "audio": .null, "createdAt": .string(now), "updatedAt": .string(now), "deletedAt": .null,
-        ]
-        _ = try s.commitLocal(.sermons, record: record, op: .upsert)
+        var sermon = Sermon()
+        sermon.id = id
+        sermon.title = String((deleted.title ?? "Recording").prefix(bound - suffix.count)) + suffix
+        sermon.date = deleted.date ?? now
+        sermon.serviceType = String((deleted.serviceType ?? sermon.serviceType).prefix(bound))
+        sermon.speaker = deleted.speaker.map { String($0.prefix(bound)) }
+        sermon.createdAt = now
+        sermon.updatedAt = now
+        _ = try s.commitLocal(.sermons, record: sermon.record, op: .upsert)
         return id
     }
 
