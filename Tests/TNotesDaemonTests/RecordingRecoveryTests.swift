@@ -43,7 +43,9 @@ struct RecordingRecoveryTests {
         // The next start (its log begins anew) has nothing left to say about it.
         #expect(d.stop() == 0)
         try d.start()
-        #expect(d.log.contains("tnotesd ready"), "\(d.log)")
+        // Recovery runs before the socket is bound, "ready" is logged just after: once it is there, the log
+        // holds everything this start says about the recording.
+        #expect(eventually(timeout: 10, every: 0.02) { d.log.contains("tnotesd ready") }, "\(d.log)")
         #expect(!d.log.contains(said) && !d.log.contains("recording could not be recovered"), "said again at the next start")
     }
 
