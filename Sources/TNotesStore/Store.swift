@@ -43,7 +43,8 @@ public final class Store: @unchecked Sendable {
     /// It starts at the least (the first chunk after a pull reads cold pages: 10,000 rows took 160 ms at 1×),
     /// and grows on a machine fast enough (a chunk under `searchChunkTarget`).
     var searchChunkRows: Int64 = Store.searchChunkFloor
-    /// The least seq the next outbox entry may take (see `StoreSession.queue`); used on `queue` only.
+    /// The seq the next outbox entry takes (see `StoreSession.queue`): set at open past the table's greatest;
+    /// used on `queue` only.
     var nextOutboxSeq: Int64 = 1
     /// Whether committed search rows wait for FTS: read by searches (any thread) before they query.
     let searchBehind = Mutex(false)
@@ -135,6 +136,12 @@ public final class Store: @unchecked Sendable {
             } catch {
                 throw .io(path: path, detail: "cannot count the outbox: \(error)")
             }
+        }
+        do {
+            // Past every entry in the outbox (see `StoreSession.queue`): its rowid's greatest, one B-tree step.
+            nextOutboxSeq = (try db.scalar("SELECT max(seq) FROM outbox").int ?? 0) + 1
+        } catch {
+            throw .io(path: path, detail: "cannot read the outbox: \(error)")
         }
         do {
             // The scripture reference index is derived by a Swift parser; a store last written by another

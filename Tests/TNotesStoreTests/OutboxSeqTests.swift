@@ -52,6 +52,17 @@ struct OutboxSeqTests {
         #expect(try state(store, .notes, first) == .synced)
         #expect(try state(store, .notes, a) == .pending)
         #expect(try state(store, .notes, b) == .pending)
+
+        // After a restart with entries still queued, the next seq is past the greatest of them (the store
+        // reads it at open), and the queued ones keep theirs.
+        store.close()
+        store = try t.open()
+        let c = Identifier.make()
+        try await store.write { s in
+            _ = try s.commitLocal(.notes, record: Rec.note(c, sermonId: sermon, text: "c", at: 5, updatedAt: s.stamp()), op: .upsert)
+        }
+        #expect(try await store.read { s in try s.queuedChanges(limit: 10) }.map(\.seq) == [1, 2, 3])
+        #expect(try state(store, .notes, c) == .pending)
         store.close()
     }
 
