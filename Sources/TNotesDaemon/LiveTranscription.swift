@@ -85,6 +85,8 @@ final class LiveTranscription: Sendable {
         // later ones at most every `storeInterval` seconds of audio.
         var lastStore = -Double.infinity, clock = 0.0
         var unsaved = false
+        // False once the sermon is gone (deleted while it records): nothing more is saved for it.
+        var saving = true
         while true {
             wake.wait()
             let (chunks, ended) = queue.withLock { q -> ([[Int16]], Bool) in
@@ -103,7 +105,7 @@ final class LiveTranscription: Sendable {
                 // the whole recording.
                 logger.warning("live transcript stopped", metadata: ["sermonId": "\(sermonId)", "error": "\(error)"])
                 if !new.isEmpty { segments += new; publish("transcript.partial", ["sermonId": .string(sermonId), "segments": .array(new.map(Self.json))]) }
-                if !segments.isEmpty { save(segments) }
+                if saving, !segments.isEmpty { _ = save(segments) }
                 if !ended { drainWithoutRecognizing() }
                 return
             }
@@ -112,8 +114,8 @@ final class LiveTranscription: Sendable {
                 unsaved = true
                 publish("transcript.partial", ["sermonId": .string(sermonId), "segments": .array(new.map(Self.json))])
             }
-            if unsaved && (ended || clock - lastStore >= Self.storeInterval) {
-                save(segments)
+            if saving && unsaved && (ended || clock - lastStore >= Self.storeInterval) {
+                saving = save(segments)
                 lastStore = clock
                 unsaved = false
             }
@@ -133,7 +135,10 @@ final class LiveTranscription: Sendable {
     }
 
     /// The transcript so far, unless one that is not `processing` is already there (a finished job's).
-    private func save(_ segments: [TimedSegment]) {
+    /// Returns whether later saves may follow: not once the sermon is deleted (locally, or by a pulled
+    /// change). Its audio then goes to a sermon of its own at stop, and the transcription queued there hears
+    /// all of it; a retry every `storeInterval` would only log the same failure until the stop.
+    private func save(_ segments: [TimedSegment]) -> Bool {
         let sermonId = self.sermonId
         do {
             try store.writeSync { s in
@@ -143,9 +148,13 @@ final class LiveTranscription: Sendable {
                 _ = try s.setTranscript(sermonId: sermonId, text: .string(segments.map(\.text).joined(separator: " ")),
                                         status: "processing", segments: .array(segments.map(Self.json)))
             }
+        } catch StoreError.gone, StoreError.notFound {
+            logger.info("the recorded sermon was deleted: its live transcript is no longer saved", metadata: ["sermonId": "\(sermonId)"])
+            return false
         } catch {
             logger.warning("live transcript not saved", metadata: ["sermonId": "\(sermonId)", "error": "\(error)"])
         }
+        return true
     }
 
     static func json(_ s: TimedSegment) -> JSON {

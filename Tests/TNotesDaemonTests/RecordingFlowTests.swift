@@ -204,6 +204,10 @@ struct RecordingFlowTests {
         #expect((sermon["audio"]?["sizeBytes"]?.int64Value ?? 0) > 1000, "\(sermon.text)")
         #expect(try c.call("sermon.get", ["id": .string(sid)])["deletedAt"] != .null, "the deleted sermon came back")
         #expect(d.log.contains("the recorded sermon was deleted while it recorded"))
+        // The live transcript's next save (at the latest, of what the recogniser gives at the stop) finds the
+        // sermon gone and stops saving for it, instead of failing at each save until the recording ends.
+        #expect(eventually(timeout: 15) { d.log.contains("its live transcript is no longer saved") }, "\(d.log)")
+        #expect(!d.log.contains("live transcript not saved"), "\(d.log)")
         #expect(!FileManager.default.fileExists(atPath: "\(d.dataDir)/recording.json"), "the marker is left for the next start")
         #expect(d.stop() == 0)
         try d.start()
