@@ -85,8 +85,8 @@ final class LiveTranscription: Sendable {
         // later ones at most every `storeInterval` seconds of audio.
         var lastStore = -Double.infinity, clock = 0.0
         var unsaved = false
-        // False once the sermon is gone (deleted while it records): nothing more is saved for it.
-        var saving = true
+        // Whether the last save found the sermon deleted (it is said once, not at every save).
+        var sermonGone = false
         while true {
             wake.wait()
             let (chunks, ended) = queue.withLock { q -> ([[Int16]], Bool) in
@@ -105,7 +105,7 @@ final class LiveTranscription: Sendable {
                 // the whole recording.
                 logger.warning("live transcript stopped", metadata: ["sermonId": "\(sermonId)", "error": "\(error)"])
                 if !new.isEmpty { segments += new; publish("transcript.partial", ["sermonId": .string(sermonId), "segments": .array(new.map(Self.json))]) }
-                if saving, !segments.isEmpty { _ = save(segments) }
+                if !segments.isEmpty { _ = save(segments, sermonGone: sermonGone) }
                 if !ended { drainWithoutRecognizing() }
                 return
             }
@@ -114,8 +114,8 @@ final class LiveTranscription: Sendable {
                 unsaved = true
                 publish("transcript.partial", ["sermonId": .string(sermonId), "segments": .array(new.map(Self.json))])
             }
-            if saving && unsaved && (ended || clock - lastStore >= Self.storeInterval) {
-                saving = save(segments)
+            if unsaved && (ended || clock - lastStore >= Self.storeInterval) {
+                sermonGone = save(segments, sermonGone: sermonGone)
                 lastStore = clock
                 unsaved = false
             }
@@ -135,10 +135,12 @@ final class LiveTranscription: Sendable {
     }
 
     /// The transcript so far, unless one that is not `processing` is already there (a finished job's).
-    /// Returns whether later saves may follow: not once the sermon is deleted (locally, or by a pulled
-    /// change). Its audio then goes to a sermon of its own at stop, and the transcription queued there hears
-    /// all of it; a retry every `storeInterval` would only log the same failure until the stop.
-    private func save(_ segments: [TimedSegment]) -> Bool {
+    /// Returns whether the sermon was deleted (locally, or by a pulled change): that is logged once, at info,
+    /// when first found (`sermonGone` says whether the last save found it so), not as a failure at every save
+    /// until the stop. The saves go on: a sermon restored meanwhile (`history.restore`, or a pull) gets the
+    /// whole transcript again. Not restored, its audio goes to a sermon of its own at the stop
+    /// (`RecordingController.attach`), with the transcription queued there when `transcribe` is on.
+    private func save(_ segments: [TimedSegment], sermonGone: Bool) -> Bool {
         let sermonId = self.sermonId
         do {
             try store.writeSync { s in
@@ -149,12 +151,15 @@ final class LiveTranscription: Sendable {
                                         status: "processing", segments: .array(segments.map(Self.json)))
             }
         } catch StoreError.gone, StoreError.notFound {
-            logger.info("the recorded sermon was deleted: its live transcript is no longer saved", metadata: ["sermonId": "\(sermonId)"])
-            return false
+            if !sermonGone {
+                logger.info("the recorded sermon was deleted: its live transcript is not saved while it stays deleted",
+                            metadata: ["sermonId": "\(sermonId)"])
+            }
+            return true
         } catch {
             logger.warning("live transcript not saved", metadata: ["sermonId": "\(sermonId)", "error": "\(error)"])
         }
-        return true
+        return false
     }
 
     static func json(_ s: TimedSegment) -> JSON {
