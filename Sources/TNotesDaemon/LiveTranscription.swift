@@ -31,13 +31,16 @@ final class LiveTranscription: Sendable {
     private let queue = Mutex(Queue())
     private let wake = DispatchSemaphore(value: 0)
     private let sermonId: String
+    /// The recording's file name: what the sermon its audio goes to is derived from, when `sermonId` is deleted.
+    private let fileName: String
     private let store: Store
     private let publish: @Sendable (String, JSONObject) -> Void
     private let logger: Logger
 
-    init(sermonId: String, store: Store, processing: ProcessingSettings, logger: Logger,
+    init(sermonId: String, fileName: String, store: Store, processing: ProcessingSettings, logger: Logger,
          publish: @escaping @Sendable (String, JSONObject) -> Void) {
         self.sermonId = sermonId
+        self.fileName = fileName
         self.store = store
         self.publish = publish
         self.logger = logger
@@ -85,8 +88,8 @@ final class LiveTranscription: Sendable {
         // later ones at most every `storeInterval` seconds of audio.
         var lastStore = -Double.infinity, clock = 0.0
         var unsaved = false
-        // Whether the last save found the sermon deleted (it is said once, not at every save).
-        var sermonGone = false
+        // Where the last save went when not to the recorded sermon (see `save`).
+        var movedTo: String?
         while true {
             wake.wait()
             let (chunks, ended) = queue.withLock { q -> ([[Int16]], Bool) in
@@ -105,7 +108,7 @@ final class LiveTranscription: Sendable {
                 // the whole recording.
                 logger.warning("live transcript stopped", metadata: ["sermonId": "\(sermonId)", "error": "\(error)"])
                 if !new.isEmpty { segments += new; publish("transcript.partial", ["sermonId": .string(sermonId), "segments": .array(new.map(Self.json))]) }
-                if !segments.isEmpty { _ = save(segments, sermonGone: sermonGone) }
+                if !segments.isEmpty { _ = save(segments, movedTo: movedTo) }
                 if !ended { drainWithoutRecognizing() }
                 return
             }
@@ -115,7 +118,8 @@ final class LiveTranscription: Sendable {
                 publish("transcript.partial", ["sermonId": .string(sermonId), "segments": .array(new.map(Self.json))])
             }
             if unsaved && (ended || clock - lastStore >= Self.storeInterval) {
-                sermonGone = save(segments, sermonGone: sermonGone)
+                let savedTo = save(segments, movedTo: movedTo)
+                movedTo = savedTo == sermonId ? nil : savedTo ?? movedTo
                 lastStore = clock
                 unsaved = false
             }
@@ -134,32 +138,38 @@ final class LiveTranscription: Sendable {
         }
     }
 
-    /// The transcript so far, unless one that is not `processing` is already there (a finished job's).
-    /// Returns whether the sermon was deleted (locally, or by a pulled change): that is logged once, at info,
-    /// when first found (`sermonGone` says whether the last save found it so), not as a failure at every save
-    /// until the stop. The saves go on: a sermon restored meanwhile (`history.restore`, or a pull) gets the
-    /// whole transcript again. Not restored, its audio goes to a sermon of its own at the stop
-    /// (`RecordingController.attach`), with the transcription queued there when `transcribe` is on.
-    private func save(_ segments: [TimedSegment], sermonGone: Bool) -> Bool {
-        let sermonId = self.sermonId
+    /// The transcript so far, unless one that is not `processing` is already there (a finished job's). Once the
+    /// recorded sermon is deleted (locally, or by a pulled change), it goes where the notes typed after the
+    /// delete and the audio go: the sermon `RecordingController.sermonForRecording` makes (the first of a
+    /// `note.add`, this, or the stop makes it; the others find it). A sermon restored meanwhile gets it again.
+    /// `movedTo`: where the last save went, when not to the recorded sermon (the move is logged once).
+    /// Returns where this one went (nil when it failed).
+    private func save(_ segments: [TimedSegment], movedTo: String?) -> String? {
+        let sermonId = self.sermonId, fileName = self.fileName
         do {
-            try store.writeSync { s in
-                if let current = try s.newestChild(.transcripts, sermonId: sermonId), current.body["status"]?.stringValue != "processing" {
-                    return
+            let target = try store.writeSync { s -> String in
+                var target = sermonId
+                do {
+                    try s.requireLive(.sermons, sermonId)
+                } catch StoreError.gone {
+                    target = try RecordingController.sermonForRecording(fileName, ofDeleted: sermonId, in: s)
                 }
-                _ = try s.setTranscript(sermonId: sermonId, text: .string(segments.map(\.text).joined(separator: " ")),
+                if let current = try s.newestChild(.transcripts, sermonId: target), current.body["status"]?.stringValue != "processing" {
+                    return target
+                }
+                _ = try s.setTranscript(sermonId: target, text: .string(segments.map(\.text).joined(separator: " ")),
                                         status: "processing", segments: .array(segments.map(Self.json)))
+                return target
             }
-        } catch StoreError.gone, StoreError.notFound {
-            if !sermonGone {
-                logger.info("the recorded sermon was deleted: its live transcript is not saved while it stays deleted",
-                            metadata: ["sermonId": "\(sermonId)"])
+            if target != sermonId, target != movedTo {
+                logger.info("the recorded sermon was deleted: its live transcript goes to the sermon its audio goes to",
+                            metadata: ["deletedSermonId": "\(sermonId)", "sermonId": "\(target)"])
             }
-            return true
+            return target
         } catch {
             logger.warning("live transcript not saved", metadata: ["sermonId": "\(sermonId)", "error": "\(error)"])
+            return nil
         }
-        return false
     }
 
     static func json(_ s: TimedSegment) -> JSON {

@@ -108,7 +108,15 @@ struct RecordMethods {
                 throw RPCError.invalidParams(field: NoteAdd.Params.name(\.timestamp), reason: "is required (this sermon is not recording)")
             }
             return try await store.write { s in
-                try s.requireLive(.sermons, p.sermonId)
+                var sermonId = p.sermonId
+                do {
+                    try s.requireLive(.sermons, sermonId)
+                } catch StoreError.gone(let collection, _) where collection == RecordCollection.sermons.rawValue {
+                    // Deleted while it records (here, or by a pull): what is typed during the service is not
+                    // refused; it goes to the sermon the recording's audio goes to at the stop, made now.
+                    guard let file = clock?.fileName(sermonId: sermonId) else { throw StoreError.gone(collection: collection, id: sermonId) }
+                    sermonId = try RecordingController.sermonForRecording(file, ofDeleted: sermonId, in: s)
+                }
                 var note = Note()
                 // A new random id needs no look: only a caller's own id can already be taken.
                 if let given = p.id {
@@ -118,7 +126,7 @@ struct RecordMethods {
                     note.id = Identifier.make()
                 }
                 let now = s.stamp()
-                note.sermonId = p.sermonId
+                note.sermonId = sermonId
                 note.text = p.text
                 note.timestamp = timestamp
                 note.createdAt = now

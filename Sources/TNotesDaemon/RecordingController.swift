@@ -80,7 +80,7 @@ actor RecordingController {
         let audioDirectory = settings.audioDirectory
         let hub = self.hub
         let live = settings.liveProcessing.map {
-            LiveTranscription(sermonId: id, store: store, processing: $0, logger: logger) { topic, fields in
+            LiveTranscription(sermonId: id, fileName: Self.fileName(path), store: store, processing: $0, logger: logger) { topic, fields in
                 hub.publish(topic: topic, fields)
             }
         }
@@ -205,7 +205,7 @@ actor RecordingController {
     }
 
     private func attach(path: String, sermonId: String) async throws -> JSON {
-        let name = path.split(separator: "/").last.map(String.init) ?? "recording.opus"
+        let name = Self.fileName(path)
         let file = try await BlockingWork.run { try AudioImporter.describe(path: path, fileName: name) }
         do {
             return try await AudioMethods.attach(file, to: sermonId, store: store, transcribe: settings.config.transcribe,
@@ -223,6 +223,9 @@ actor RecordingController {
             return view
         }
     }
+
+    /// A recording's file name, as its audio record names it (and `sermonForRecording` derives from it).
+    static func fileName(_ path: String) -> String { path.split(separator: "/").last.map(String.init) ?? "recording.opus" }
 
     /// The sermon for the audio of one deleted while it was recorded: the deleted one's title (marked as this
     /// recording's), speaker, date and service type, each within its bound (a tombstone may hold a value stored
@@ -328,6 +331,15 @@ final class RecordingClock: Sendable {
 
     func set(sermonId: String, recorder: Recorder) { state.withLock { $0 = (sermonId, recorder) } }
     func clear() { state.withLock { $0 = nil } }
+
+    /// The file name of the recording of `sermonId`, when one is running for it: a `note.add` for it after it
+    /// was deleted goes to the sermon its audio will go to (`RecordingController.sermonForRecording`).
+    func fileName(sermonId: String) -> String? {
+        state.withLock { s in
+            guard let s, s.sermonId == sermonId, s.recorder.status.state != .stopped else { return nil }
+            return RecordingController.fileName(s.recorder.settings.path)
+        }
+    }
 
     /// Seconds into the recording of `sermonId`, when one is running for it.
     func elapsed(sermonId: String) -> Double? {

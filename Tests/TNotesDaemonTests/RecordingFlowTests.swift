@@ -196,6 +196,9 @@ struct RecordingFlowTests {
         sleep(2)
         let deletedAt = try c.call("recording.status")["elapsed"]?.doubleValue ?? 0
         try c.call("sermon.delete", ["id": .string(sid)])
+        // A note typed after the delete is not refused: it goes to the sermon the audio will go to.
+        let late = try c.call("note.add", ["sermonId": .string(sid), "text": "typed after the delete"])
+        #expect(late["sermonId"]?.stringValue != sid, "\(late.text)")
         sleep(1)
         let stopped = try c.call("recording.stop")
         player.cancel()
@@ -205,19 +208,25 @@ struct RecordingFlowTests {
         let sermon = try c.call("sermon.get", ["id": .string(kept)])
         #expect(sermon["title"] == "Deleted meanwhile (recording)" && sermon["speaker"] == "Pastor Test", "\(sermon.text)")
         #expect((sermon["audio"]?["sizeBytes"]?.int64Value ?? 0) > 1000, "\(sermon.text)")
+        #expect(late["sermonId"]?.stringValue == kept, "\(late.text)")
+        let notes = sermon["notes"]?.arrayValue ?? []
+        #expect(notes.count == 1 && notes.first?["text"] == "typed after the delete", "\(sermon.text)")
+        #expect((notes.first?["timestamp"]?.doubleValue ?? 0) >= deletedAt, "the note takes the recording's clock: \(sermon.text)")
         #expect(try c.call("sermon.get", ["id": .string(sid)])["deletedAt"] != .null, "the deleted sermon came back")
         #expect(d.log.contains("the recorded sermon was deleted while it recorded"))
         // A segment of audio heard after the delete (the live recogniser catches up after the stop) makes a save
-        // after it, which finds the sermon gone: said once, at info, not as a failed save. Whether the
-        // recogniser heard anything after the delete depends on the machine's pace, so the line is only
-        // required when a segment shows it did.
+        // after it, which goes to the new sermon: said once, at info, and no save fails. Whether the recogniser
+        // heard anything after the delete depends on the machine's pace, so the line is only required when a
+        // segment shows it did.
         var heardAfterDelete = false
         while !heardAfterDelete, let line = try watcher.readLine(timeout: 5) {
             let segments = try JSON.parse(line)["params"]?["segments"]?.arrayValue ?? []
             heardAfterDelete = segments.contains { ($0["end"]?.doubleValue ?? 0) > deletedAt + 0.5 }
         }
         if heardAfterDelete {
-            #expect(eventually(timeout: 15) { d.log.contains("its live transcript is not saved while it stays deleted") }, "\(d.log)")
+            #expect(eventually(timeout: 15) {
+                d.log.split(separator: "\n").contains { $0.contains("its live transcript goes to the sermon its audio goes to") && $0.contains(" sermonId=\(kept)") }
+            }, "\(d.log)")
         }
         #expect(!d.log.contains("live transcript not saved"), "\(d.log)")
         #expect(!FileManager.default.fileExists(atPath: "\(d.dataDir)/recording.json"), "the marker is left for the next start")
