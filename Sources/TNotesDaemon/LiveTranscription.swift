@@ -108,7 +108,7 @@ final class LiveTranscription: Sendable {
                 // the whole recording.
                 logger.warning("live transcript stopped", metadata: ["sermonId": "\(sermonId)", "error": "\(error)"])
                 if !new.isEmpty { segments += new; publish("transcript.partial", ["sermonId": .string(sermonId), "segments": .array(new.map(Self.json))]) }
-                if !segments.isEmpty { _ = save(segments, movedTo: movedTo) }
+                if !segments.isEmpty { _ = save(segments, recording: !ended, movedTo: movedTo) }
                 if !ended { drainWithoutRecognizing() }
                 return
             }
@@ -118,8 +118,7 @@ final class LiveTranscription: Sendable {
                 publish("transcript.partial", ["sermonId": .string(sermonId), "segments": .array(new.map(Self.json))])
             }
             if unsaved && (ended || clock - lastStore >= Self.storeInterval) {
-                let savedTo = save(segments, movedTo: movedTo)
-                movedTo = savedTo == sermonId ? nil : savedTo ?? movedTo
+                if let savedTo = save(segments, recording: !ended, movedTo: movedTo) { movedTo = savedTo == sermonId ? nil : savedTo }
                 lastStore = clock
                 unsaved = false
             }
@@ -142,17 +141,25 @@ final class LiveTranscription: Sendable {
     /// recorded sermon is deleted (locally, or by a pulled change), it goes where the notes typed after the
     /// delete and the audio go: the sermon `RecordingController.sermonForRecording` makes (the first of a
     /// `note.add`, this, or the stop makes it; the others find it). A sermon restored meanwhile gets it again.
-    /// `movedTo`: where the last save went, when not to the recorded sermon (the move is logged once).
-    /// Returns where this one went (nil when it failed).
-    private func save(_ segments: [TimedSegment], movedTo: String?) -> String? {
+    /// `recording`: false once the recording stopped (this thread may catch up for minutes after): then no
+    /// sermon is made, and only one made already is written, so a sermon deleted after the stop leaves no
+    /// stray sermon behind. `movedTo`: where the last save went, when not to the recorded sermon (the move is
+    /// logged once). Returns where this one went: nil when it was not saved (a failure, logged, or no sermon).
+    private func save(_ segments: [TimedSegment], recording: Bool, movedTo: String?) -> String? {
         let sermonId = self.sermonId, fileName = self.fileName
         do {
-            let target = try store.writeSync { s -> String in
+            let saved = try store.writeSync { s -> String? in
                 var target = sermonId
                 do {
                     try s.requireLive(.sermons, sermonId)
                 } catch StoreError.gone {
-                    target = try RecordingController.sermonForRecording(fileName, ofDeleted: sermonId, in: s)
+                    let moved = recording ? try RecordingController.sermonForRecording(fileName, ofDeleted: sermonId, in: s)
+                        : try RecordingController.existingSermonForRecording(fileName, ofDeleted: sermonId, in: s)
+                    guard let moved else { return nil }
+                    target = moved
+                } catch StoreError.notFound {
+                    // Not committed yet (the recording's start makes it), or gone without a trace: nothing to save to.
+                    return nil
                 }
                 if let current = try s.newestChild(.transcripts, sermonId: target), current.body["status"]?.stringValue != "processing" {
                     return target
@@ -161,11 +168,11 @@ final class LiveTranscription: Sendable {
                                         status: "processing", segments: .array(segments.map(Self.json)))
                 return target
             }
-            if target != sermonId, target != movedTo {
+            if let saved, saved != sermonId, saved != movedTo {
                 logger.info("the recorded sermon was deleted: its live transcript goes to the sermon its audio goes to",
-                            metadata: ["deletedSermonId": "\(sermonId)", "sermonId": "\(target)"])
+                            metadata: ["deletedSermonId": "\(sermonId)", "sermonId": "\(saved)"])
             }
-            return target
+            return saved
         } catch {
             logger.warning("live transcript not saved", metadata: ["sermonId": "\(sermonId)", "error": "\(error)"])
             return nil

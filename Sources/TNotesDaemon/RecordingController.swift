@@ -217,7 +217,7 @@ actor RecordingController {
                                                      worker: worker) { s in
                 try Self.sermonForRecording(name, ofDeleted: sermonId, in: s)
             }
-            logger.warning("the recorded sermon was deleted while it recorded: its audio goes to a new sermon", metadata: [
+            logger.warning("the recorded sermon was deleted while it recorded: its audio goes to the sermon made for it", metadata: [
                 "deletedSermonId": "\(sermonId)", "sermonId": "\(view["id"]?.stringValue ?? "")",
             ])
             return view
@@ -229,27 +229,52 @@ actor RecordingController {
 
     /// The sermon for the audio of one deleted while it was recorded: the deleted one's title (marked as this
     /// recording's), speaker, date and service type, each within its bound (a tombstone may hold a value stored
-    /// before the bounds). Its id is derived from the deleted sermon and the recording's file, so a second try
-    /// (a crash before the marker went) finds the same sermon instead of making another. Returns its id.
+    /// before the bounds). Made by the first of a `note.add` for the deleted sermon while it records, a save of
+    /// the live transcript, and the stop (or the recovery after a crash); the others find it. Its id is derived
+    /// from the deleted sermon and the recording's file, so a second try (a crash before the marker went) finds
+    /// the same sermon instead of making another. Should that sermon be deleted too (it exists from the first
+    /// note after the delete, so it can be), the next id of the chain (`recordingSermonIds`) is made: the audio
+    /// is attached somewhere, not kept for a retry at every start. Returns its id.
     static func sermonForRecording(_ fileName: String, ofDeleted deletedId: String, in s: StoreSession) throws -> String {
-        let id = Identifier.derivedInOrder(from: deletedId, kind: "recording:\(fileName)")
-        if let made = try s.record(.sermons, id: id) {
-            if made.isDeleted { throw StoreError.gone(collection: RecordCollection.sermons.rawValue, id: id) }
+        for id in recordingSermonIds(fileName, ofDeleted: deletedId) {
+            if let made = try s.record(.sermons, id: id) {
+                if made.isDeleted { continue }
+                return id
+            }
+            let deleted = LenientRecord<Sermon>(object: try s.record(.sermons, id: deletedId)?.body ?? [:])
+            let bound = ValueBounds.maxLabelCharacters, suffix = " (recording)"
+            let now = s.stamp()
+            var sermon = Sermon()
+            sermon.id = id
+            sermon.title = String((deleted.title ?? "Recording").prefix(bound - suffix.count)) + suffix
+            sermon.date = deleted.date ?? now
+            sermon.serviceType = String((deleted.serviceType ?? sermon.serviceType).prefix(bound))
+            sermon.speaker = deleted.speaker.map { String($0.prefix(bound)) }
+            sermon.createdAt = now
+            sermon.updatedAt = now
+            _ = try s.commitLocal(.sermons, record: sermon.record, op: .upsert)
             return id
         }
-        let deleted = LenientRecord<Sermon>(object: try s.record(.sermons, id: deletedId)?.body ?? [:])
-        let bound = ValueBounds.maxLabelCharacters, suffix = " (recording)"
-        let now = s.stamp()
-        var sermon = Sermon()
-        sermon.id = id
-        sermon.title = String((deleted.title ?? "Recording").prefix(bound - suffix.count)) + suffix
-        sermon.date = deleted.date ?? now
-        sermon.serviceType = String((deleted.serviceType ?? sermon.serviceType).prefix(bound))
-        sermon.speaker = deleted.speaker.map { String($0.prefix(bound)) }
-        sermon.createdAt = now
-        sermon.updatedAt = now
-        _ = try s.commitLocal(.sermons, record: sermon.record, op: .upsert)
-        return id
+        throw StoreError.gone(collection: RecordCollection.sermons.rawValue, id: deletedId)
+    }
+
+    /// The live sermon `sermonForRecording` made, without making one: nil when there is none yet (or it was
+    /// deleted and no other followed it).
+    static func existingSermonForRecording(_ fileName: String, ofDeleted deletedId: String, in s: StoreSession) throws -> String? {
+        for id in recordingSermonIds(fileName, ofDeleted: deletedId) {
+            guard let made = try s.record(.sermons, id: id) else { return nil }
+            if !made.isDeleted { return id }
+        }
+        return nil
+    }
+
+    /// The ids `sermonForRecording` tries in order (each made when asked for): derived from the deleted sermon and the file, the first as
+    /// it always was (a file left by an older daemon finds it), then numbered. Bounded: 64 sermons deleted in
+    /// turn under one recording is past any person's doing.
+    static func recordingSermonIds(_ fileName: String, ofDeleted deletedId: String) -> LazyMapSequence<Range<Int>, String> {
+        (0..<64).lazy.map { n in
+            Identifier.derivedInOrder(from: deletedId, kind: n == 0 ? "recording:\(fileName)" : "recording:\(fileName):\(n)")
+        }
     }
 
     /// At start: a marker left by a daemon that died mid-recording. Its file is cut after the last intact

@@ -182,7 +182,7 @@ struct RecordingFlowTests {
         #expect(d.log.contains("recording recovered after an unclean stop"))
     }
 
-    @Test("a sermon deleted while it is recorded: stop attaches the audio to a new sermon with its title; nothing is left for the next start")
+    @Test("a sermon deleted while it is recorded: notes typed after, the live transcript and the audio go to a sermon made for them, with its title (another if that one is deleted too); nothing is left for the next start")
     func deletedWhileRecording() throws {
         let pulse = try PulseAudioFixture()
         let d = try Self.daemon(pulse)
@@ -196,9 +196,14 @@ struct RecordingFlowTests {
         sleep(2)
         let deletedAt = try c.call("recording.status")["elapsed"]?.doubleValue ?? 0
         try c.call("sermon.delete", ["id": .string(sid)])
-        // A note typed after the delete is not refused: it goes to the sermon the audio will go to.
-        let late = try c.call("note.add", ["sermonId": .string(sid), "text": "typed after the delete"])
-        #expect(late["sermonId"]?.stringValue != sid, "\(late.text)")
+        // A note typed after the delete is not refused: it goes to the sermon made for the audio. That sermon,
+        // deleted in turn, gives way to another: the next note and the audio go there.
+        let first = try c.call("note.add", ["sermonId": .string(sid), "text": "typed after the delete"])
+        let madeFirst = try #require(first["sermonId"]?.stringValue)
+        #expect(madeFirst != sid, "\(first.text)")
+        try c.call("sermon.delete", ["id": .string(madeFirst)])
+        let late = try c.call("note.add", ["sermonId": .string(sid), "text": "typed after both deletes"])
+        #expect(late["sermonId"]?.stringValue != madeFirst && late["sermonId"]?.stringValue != sid, "\(late.text)")
         sleep(1)
         let stopped = try c.call("recording.stop")
         player.cancel()
@@ -210,7 +215,7 @@ struct RecordingFlowTests {
         #expect((sermon["audio"]?["sizeBytes"]?.int64Value ?? 0) > 1000, "\(sermon.text)")
         #expect(late["sermonId"]?.stringValue == kept, "\(late.text)")
         let notes = sermon["notes"]?.arrayValue ?? []
-        #expect(notes.count == 1 && notes.first?["text"] == "typed after the delete", "\(sermon.text)")
+        #expect(notes.count == 1 && notes.first?["text"] == "typed after both deletes", "\(sermon.text)")
         #expect((notes.first?["timestamp"]?.doubleValue ?? 0) >= deletedAt, "the note takes the recording's clock: \(sermon.text)")
         #expect(try c.call("sermon.get", ["id": .string(sid)])["deletedAt"] != .null, "the deleted sermon came back")
         #expect(d.log.contains("the recorded sermon was deleted while it recorded"))
