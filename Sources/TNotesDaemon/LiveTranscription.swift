@@ -29,6 +29,8 @@ final class LiveTranscription: Sendable {
     static let storeInterval: Double = 15
 
     private let queue = Mutex(Queue())
+    /// Set once the stop attached the recording's audio (`audioAttached`): see `save`.
+    private let attached = Atomic<Bool>(false)
     private let wake = DispatchSemaphore(value: 0)
     private let sermonId: String
     /// The recording's file name: what the sermon its audio goes to is derived from, when `sermonId` is deleted.
@@ -60,6 +62,9 @@ final class LiveTranscription: Sendable {
         }
         wake.signal()
     }
+
+    /// The stop attached the recording's audio to its sermon (or to the one made for it).
+    func audioAttached() { attached.store(true, ordering: .releasing) }
 
     /// The recording stopped: what is queued is still recognised, then the thread ends.
     func end() {
@@ -108,7 +113,7 @@ final class LiveTranscription: Sendable {
                 // the whole recording.
                 logger.warning("live transcript stopped", metadata: ["sermonId": "\(sermonId)", "error": "\(error)"])
                 if !new.isEmpty { segments += new; publish("transcript.partial", ["sermonId": .string(sermonId), "segments": .array(new.map(Self.json))]) }
-                if !segments.isEmpty { _ = save(segments, recording: !ended, movedTo: movedTo) }
+                if !segments.isEmpty { _ = save(segments, movedTo: movedTo) }
                 if !ended { drainWithoutRecognizing() }
                 return
             }
@@ -118,7 +123,7 @@ final class LiveTranscription: Sendable {
                 publish("transcript.partial", ["sermonId": .string(sermonId), "segments": .array(new.map(Self.json))])
             }
             if unsaved && (ended || clock - lastStore >= Self.storeInterval) {
-                if let savedTo = save(segments, recording: !ended, movedTo: movedTo) { movedTo = savedTo == sermonId ? nil : savedTo }
+                if let savedTo = save(segments, movedTo: movedTo) { movedTo = savedTo == sermonId ? nil : savedTo }
                 lastStore = clock
                 unsaved = false
             }
@@ -141,11 +146,12 @@ final class LiveTranscription: Sendable {
     /// recorded sermon is deleted (locally, or by a pulled change), it goes where the notes typed after the
     /// delete and the audio go: the sermon `RecordingController.sermonForRecording` makes (the first of a
     /// `note.add`, this, or the stop makes it; the others find it). A sermon restored meanwhile gets it again.
-    /// `recording`: false once the recording stopped (this thread may catch up for minutes after): then no
-    /// sermon is made, and only one made already is written, so a sermon deleted after the stop leaves no
-    /// stray sermon behind. `movedTo`: where the last save went, when not to the recorded sermon (the move is
-    /// logged once). Returns where this one went: nil when it was not saved (a failure, logged, or no sermon).
-    private func save(_ segments: [TimedSegment], recording: Bool, movedTo: String?) -> String? {
+    /// Once the audio is attached (this thread may catch up for minutes after the stop), no sermon is made:
+    /// only one made already is written, so a sermon deleted after the attach leaves no stray sermon behind.
+    /// Before it, a sermon made here is the one the attach finds. `movedTo`: where the last save went, when
+    /// not to the recorded sermon (the move is logged once). Returns where this one went: nil when it was not
+    /// saved (a failure, logged, or no sermon).
+    private func save(_ segments: [TimedSegment], movedTo: String?) -> String? {
         let sermonId = self.sermonId, fileName = self.fileName
         do {
             let saved = try store.writeSync { s -> String? in
@@ -153,8 +159,12 @@ final class LiveTranscription: Sendable {
                 do {
                     try s.requireLive(.sermons, sermonId)
                 } catch StoreError.gone {
-                    let moved = recording ? try RecordingController.sermonForRecording(fileName, ofDeleted: sermonId, in: s)
-                        : try RecordingController.existingSermonForRecording(fileName, ofDeleted: sermonId, in: s)
+                    // Read on the store's queue, where the attach writes: an attach that committed before this
+                    // write is seen (the flag is set just after its commit; in between, the sermon it attached
+                    // to is the one this finds).
+                    let moved = attached.load(ordering: .acquiring)
+                        ? try RecordingController.existingSermonForRecording(fileName, ofDeleted: sermonId, in: s)
+                        : try RecordingController.sermonForRecording(fileName, ofDeleted: sermonId, in: s)
                     guard let moved else { return nil }
                     target = moved
                 } catch StoreError.notFound {

@@ -134,7 +134,7 @@ actor RecordingController {
             throw error
         }
         var started = Current(recorder: recorder, marker: marker)
-        started.completion = Task { await self.complete(recorder: recorder, marker: marker) }
+        started.completion = Task { await self.complete(recorder: recorder, marker: marker, live: live) }
         current = started
         clock.set(sermonId: id, recorder: recorder)
         logger.info("recording started", metadata: ["sermonId": "\(id)", "source": "\(source ?? "default")", "file": "\(path)"])
@@ -176,7 +176,7 @@ actor RecordingController {
     // MARK: completion
 
     /// Runs once per recording, when its thread has closed the file: attach, forget the marker, say so.
-    private func complete(recorder: Recorder, marker: Marker) async -> JSON {
+    private func complete(recorder: Recorder, marker: Marker, live: LiveTranscription?) async -> JSON {
         let status = await recorder.finished()
         clock.clear()
         var result = fields(status, marker: marker)
@@ -184,6 +184,8 @@ actor RecordingController {
         var attachedTo = marker
         do {
             let sermon = try await attach(path: marker.path, sermonId: marker.sermonId)
+            // From now on the live transcript, still catching up perhaps, makes no sermon for the audio (see there).
+            live?.audioAttached()
             result.sermon = sermon
             if let id = sermon["id"]?.stringValue {
                 result.sermonId = id

@@ -234,6 +234,9 @@ struct RecordingFlowTests {
             }, "\(d.log)")
         }
         #expect(!d.log.contains("live transcript not saved"), "\(d.log)")
+        // Two sermons were made for the recording (the first deleted), and no stray one.
+        let listed = try c.call("sermon.list", ["includeDeleted": true])["items"]?.arrayValue ?? []
+        #expect(listed.filter { $0["title"] == "Deleted meanwhile (recording)" }.count == 2, "\(listed)")
         #expect(!FileManager.default.fileExists(atPath: "\(d.dataDir)/recording.json"), "the marker is left for the next start")
         #expect(d.stop() == 0)
         try d.start()
