@@ -29,7 +29,7 @@ final class LiveTranscription: Sendable {
     static let storeInterval: Double = 15
 
     private let queue = Mutex(Queue())
-    /// Set once the stop attached the recording's audio (`audioAttached`): see `save`.
+    /// Set once the recording's audio has its sermon, or has none to go to (`audioSettled`): see `save`.
     private let attached = Atomic<Bool>(false)
     private let wake = DispatchSemaphore(value: 0)
     private let sermonId: String
@@ -63,8 +63,9 @@ final class LiveTranscription: Sendable {
         wake.signal()
     }
 
-    /// The stop attached the recording's audio to its sermon (or to the one made for it).
-    func audioAttached() { attached.store(true, ordering: .releasing) }
+    /// The stop attached the recording's audio to its sermon (or to the one made for it), or a failed start
+    /// removed it: no save makes a sermon for it from now on.
+    func audioSettled() { attached.store(true, ordering: .releasing) }
 
     /// The recording stopped: what is queued is still recognised, then the thread ends.
     func end() {

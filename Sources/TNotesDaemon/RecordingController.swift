@@ -129,6 +129,8 @@ actor RecordingController {
             }
             try await BlockingWork.run { try Self.writeMarker(marker, to: self.settings.markerPath) }
         } catch {
+            // No audio to attach: the live transcript makes no sermon for it either.
+            live?.audioSettled()
             _ = await recorder.stop()
             unlink(path)
             throw error
@@ -185,7 +187,7 @@ actor RecordingController {
         do {
             let sermon = try await attach(path: marker.path, sermonId: marker.sermonId)
             // From now on the live transcript, still catching up perhaps, makes no sermon for the audio (see there).
-            live?.audioAttached()
+            live?.audioSettled()
             result.sermon = sermon
             if let id = sermon["id"]?.stringValue {
                 result.sermonId = id
