@@ -9,7 +9,8 @@ usage: scripts/sync-harness.py BINDIR pg|sqlite TAG SEEDDIR
            runuser -u postgres -- /usr/lib/postgresql/15/bin/pg_ctl -D /tmp/pgc/data -l /tmp/pgc/log \
              -o "-c listen_addresses=127.0.0.1 -c port=55432 -c unix_socket_directories=/tmp/pgc" -w start
 env: BBIN=DIR takes B's tnotesd from DIR (a pull by another build from the same server); FILL=1 fills the page cache first (as the bench does); PERF=server|a|b|all with PHASE=push|pull|search records
-`perf` of that process over that phase into /tmp/pgs-TAG/; KEEPW=1 keeps the stores; NOSEARCH=1 skips the first search.
+`perf` of that process over that phase into /tmp/pgs-TAG/ (PERFARGS: perf record's sampling options, default "-F 2000 -g");
+KEEPW=1 keeps the stores; NOSEARCH=1 skips the first search.
 B's RSS (anonymous and file-backed) is printed after the pull and after the first search.
 Prints: total, push and pull seconds; CPU seconds of A, the server and PostgreSQL's backends on the push, and
 of the server, the backends and B on the pull.
@@ -100,7 +101,10 @@ os.sync(); time.sleep(0.5)
 perf = os.environ.get("PERF"); phase = os.environ.get("PHASE", "push")
 def start_perf(pid):
     target = ["-a"] if pid is None else ["-p", str(pid)]
-    return subprocess.Popen(["perf", "record", "-F", "2000", "-g", "-o", f"{W}/perf-{perf}-{phase}.data"] + target, stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    # PERFARGS replaces the sampling options: "-F 500 --call-graph dwarf,16384" for whole stacks through
+    # libsqlite3, which Debian builds without frame pointers (with -g half of a writer's samples lose their callers).
+    args = os.environ.get("PERFARGS", "-F 2000 -g").split()
+    return subprocess.Popen(["perf", "record"] + args + ["-o", f"{W}/perf-{perf}-{phase}.data"] + target, stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
 s0 = cpu(srv.pid)[0]; pg0 = pgbackends_cpu()
 t0 = time.time()
 a = subprocess.Popen([f"{bindir}/tnotesd", "--config", f"{W}/tnotesd.toml", "--data-dir", f"{W}/A/data", "--socket", f"{W}/a.sock", "--log-level", "warning"], env=env, stderr=open(f"{W}/a.log", "w"))
