@@ -237,48 +237,48 @@ actor RecordingController {
     /// the live transcript, and the stop (or the recovery after a crash); the others find it. Its id is derived
     /// from the deleted sermon and the recording's file, so a second try (a crash before the marker went) finds
     /// the same sermon instead of making another. Should that sermon be deleted too (it exists from the first
-    /// note after the delete, so it can be), the next id of the chain (`recordingSermonIds`) is made: the audio
+    /// note after the delete, so it can be), the next id of the chain (`recordingSermonSlot`) is made: the audio
     /// is attached somewhere, not kept for a retry at every start. Returns its id.
     static func sermonForRecording(_ fileName: String, ofDeleted deletedId: String, in s: StoreSession) throws -> String {
-        for id in recordingSermonIds(fileName, ofDeleted: deletedId) {
-            if let made = try s.record(.sermons, id: id) {
-                if made.isDeleted { continue }
-                return id
-            }
-            let deleted = LenientRecord<Sermon>(object: try s.record(.sermons, id: deletedId)?.body ?? [:])
-            let bound = ValueBounds.maxLabelCharacters, suffix = " (recording)"
-            let now = s.stamp()
-            var sermon = Sermon()
-            sermon.id = id
-            sermon.title = String((deleted.title ?? "Recording").prefix(bound - suffix.count)) + suffix
-            sermon.date = deleted.date ?? now
-            sermon.serviceType = String((deleted.serviceType ?? sermon.serviceType).prefix(bound))
-            sermon.speaker = deleted.speaker.map { String($0.prefix(bound)) }
-            sermon.createdAt = now
-            sermon.updatedAt = now
-            _ = try s.commitLocal(.sermons, record: sermon.record, op: .upsert)
-            return id
+        guard let slot = try recordingSermonSlot(fileName, ofDeleted: deletedId, in: s) else {
+            throw StoreError.gone(collection: RecordCollection.sermons.rawValue, id: deletedId)
         }
-        throw StoreError.gone(collection: RecordCollection.sermons.rawValue, id: deletedId)
+        if slot.made { return slot.id }
+        let deleted = LenientRecord<Sermon>(object: try s.record(.sermons, id: deletedId)?.body ?? [:])
+        let bound = ValueBounds.maxLabelCharacters, suffix = " (recording)"
+        let now = s.stamp()
+        var sermon = Sermon()
+        sermon.id = slot.id
+        sermon.title = String((deleted.title ?? "Recording").prefix(bound - suffix.count)) + suffix
+        sermon.date = deleted.date ?? now
+        sermon.serviceType = String((deleted.serviceType ?? sermon.serviceType).prefix(bound))
+        sermon.speaker = deleted.speaker.map { String($0.prefix(bound)) }
+        sermon.createdAt = now
+        sermon.updatedAt = now
+        _ = try s.commitLocal(.sermons, record: sermon.record, op: .upsert)
+        return slot.id
     }
 
     /// The live sermon `sermonForRecording` made, without making one: nil when there is none yet (or it was
     /// deleted and no other followed it).
     static func existingSermonForRecording(_ fileName: String, ofDeleted deletedId: String, in s: StoreSession) throws -> String? {
-        for id in recordingSermonIds(fileName, ofDeleted: deletedId) {
-            guard let made = try s.record(.sermons, id: id) else { return nil }
-            if !made.isDeleted { return id }
-        }
-        return nil
+        guard let slot = try recordingSermonSlot(fileName, ofDeleted: deletedId, in: s), slot.made else { return nil }
+        return slot.id
     }
 
-    /// The ids `sermonForRecording` tries in order (each made when asked for): derived from the deleted sermon and the file, the first as
-    /// it always was (a file left by an older daemon finds it), then numbered. Bounded: 64 sermons deleted in
-    /// turn under one recording is past any person's doing.
-    static func recordingSermonIds(_ fileName: String, ofDeleted deletedId: String) -> LazyMapSequence<Range<Int>, String> {
-        (0..<64).lazy.map { n in
-            Identifier.derivedInOrder(from: deletedId, kind: n == 0 ? "recording:\(fileName)" : "recording:\(fileName):\(n)")
+    /// The first id of the chain that is not a deleted sermon, and whether a sermon has it (`made`) or it is
+    /// free. The ids are derived from the deleted sermon and the file: the first as it always was (a file left
+    /// by an older daemon finds its sermon), then numbered, each only when the one before is a deleted sermon.
+    /// Nil past 64 deleted in turn under one recording, which is past any person's doing.
+    private static func recordingSermonSlot(_ fileName: String, ofDeleted deletedId: String, in s: StoreSession) throws
+        -> (id: String, made: Bool)?
+    {
+        for n in 0..<64 {
+            let id = Identifier.derivedInOrder(from: deletedId, kind: n == 0 ? "recording:\(fileName)" : "recording:\(fileName):\(n)")
+            guard let found = try s.record(.sermons, id: id) else { return (id, false) }
+            if !found.isDeleted { return (id, true) }
         }
+        return nil
     }
 
     /// At start: a marker left by a daemon that died mid-recording. Its file is cut after the last intact
