@@ -14,6 +14,9 @@ import TNotesStore
 /// When recognition falls behind (a slow machine, a busy one) the queue grows and the thread catches up,
 /// also after the recording stopped; the transcription job queued at stop replaces what this wrote (this
 /// never writes over a transcript that is not `processing`, so a job that finished first keeps its result).
+/// With `[recording] transcribe = false` no job follows: the last save, once the recogniser has heard the
+/// end, says `complete` (or `failed` when it stopped early or skipped audio), so the sermon does not show a
+/// transcription in progress for ever.
 final class LiveTranscription: Sendable {
     private struct Queue {
         var chunks: [[Int16]] = []
@@ -38,11 +41,15 @@ final class LiveTranscription: Sendable {
     private let store: Store
     private let publish: @Sendable (String, JSONObject) -> Void
     private let logger: Logger
+    /// A transcription job is queued at the stop (`[recording] transcribe`): it replaces this transcript, which
+    /// stays `processing` until then.
+    private let jobFollows: Bool
 
-    init(sermonId: String, fileName: String, store: Store, processing: ProcessingSettings, logger: Logger,
+    init(sermonId: String, fileName: String, store: Store, processing: ProcessingSettings, jobFollows: Bool, logger: Logger,
          publish: @escaping @Sendable (String, JSONObject) -> Void) {
         self.sermonId = sermonId
         self.fileName = fileName
+        self.jobFollows = jobFollows
         self.store = store
         self.publish = publish
         self.logger = logger
@@ -110,11 +117,12 @@ final class LiveTranscription: Sendable {
                 }
                 if ended { new += try recognizer.finish() }
             } catch {
-                // The recognizer died or hung: what it gave is kept, and the transcription queued at stop hears
-                // the whole recording.
+                // The recognizer died or hung: what it gave is kept, and the transcription queued at stop (when
+                // one is) hears the whole recording.
                 logger.warning("live transcript stopped", metadata: ["sermonId": "\(sermonId)", "error": "\(error)"])
                 if !new.isEmpty { segments += new; publish("transcript.partial", ["sermonId": .string(sermonId), "segments": .array(new.map(Self.json))]) }
-                if !segments.isEmpty { _ = save(segments, movedTo: movedTo) }
+                // Without a job to follow, this is all the transcript there will be, and it is not whole.
+                if !segments.isEmpty { _ = save(segments, status: jobFollows ? .processing : .failed, movedTo: movedTo) }
                 if !ended { drainWithoutRecognizing() }
                 return
             }
@@ -123,8 +131,11 @@ final class LiveTranscription: Sendable {
                 unsaved = true
                 publish("transcript.partial", ["sermonId": .string(sermonId), "segments": .array(new.map(Self.json))])
             }
-            if unsaved && (ended || clock - lastStore >= Self.storeInterval) {
-                if let savedTo = save(segments, movedTo: movedTo) { movedTo = savedTo == sermonId ? nil : savedTo }
+            // The last save: the transcript is final when no job follows, even with nothing new since the save before.
+            let final = ended && !jobFollows && !segments.isEmpty
+            if (unsaved || final) && (ended || clock - lastStore >= Self.storeInterval) {
+                let status = final ? finalStatus() : ProcessingStatus.processing
+                if let savedTo = save(segments, status: status, movedTo: movedTo) { movedTo = savedTo == sermonId ? nil : savedTo }
                 lastStore = clock
                 unsaved = false
             }
@@ -134,6 +145,13 @@ final class LiveTranscription: Sendable {
         if dropped > 0 {
             logger.warning("live transcript fell behind and skipped audio", metadata: ["sermonId": "\(sermonId)", "seconds": "\(dropped / 16_000)"])
         }
+    }
+
+    /// With no job to follow, the status the transcript ends with: `complete` when the recogniser heard all of
+    /// the recording, `failed` when it fell behind and skipped some (said in the log).
+    private func finalStatus() -> ProcessingStatus {
+        let dropped = queue.withLock { $0.droppedSamples }
+        return dropped > 0 ? .failed : .complete
     }
 
     private func drainWithoutRecognizing() {
@@ -152,7 +170,7 @@ final class LiveTranscription: Sendable {
     /// Before it, a sermon made here is the one the attach finds. `movedTo`: where the last save went, when
     /// not to the recorded sermon (the move is logged once). Returns where this one went: nil when it was not
     /// saved (a failure, logged, or no sermon).
-    private func save(_ segments: [TimedSegment], movedTo: String?) -> String? {
+    private func save(_ segments: [TimedSegment], status: ProcessingStatus, movedTo: String?) -> String? {
         let sermonId = self.sermonId, fileName = self.fileName
         do {
             let saved = try store.writeSync { s -> String? in
@@ -176,7 +194,7 @@ final class LiveTranscription: Sendable {
                     return target
                 }
                 _ = try s.setTranscript(sermonId: target, text: .string(segments.map(\.text).joined(separator: " ")),
-                                        status: "processing", segments: .array(segments.map(Self.json)))
+                                        status: .string(status.rawValue), segments: .array(segments.map(Self.json)))
                 return target
             }
             if let saved, saved != sermonId, saved != movedTo {

@@ -80,7 +80,8 @@ actor RecordingController {
         let audioDirectory = settings.audioDirectory
         let hub = self.hub
         let live = settings.liveProcessing.map {
-            LiveTranscription(sermonId: id, fileName: Self.fileName(path), store: store, processing: $0, logger: logger) { topic, fields in
+            LiveTranscription(sermonId: id, fileName: Self.fileName(path), store: store, processing: $0,
+                              jobFollows: settings.config.transcribe, logger: logger) { topic, fields in
                 hub.publish(topic: topic, fields)
             }
         }
@@ -288,8 +289,9 @@ actor RecordingController {
         guard let marker = try? await BlockingWork.run({ try Self.readMarker(markerPath) }) else { return }
         do {
             let kept = try await BlockingWork.run { try Recorder.closeInterrupted(path: marker.path) }
-            _ = try await attach(path: marker.path, sermonId: marker.sermonId)
+            let sermon = try await attach(path: marker.path, sermonId: marker.sermonId)
             _ = try? await BlockingWork.run { unlink(markerPath) }
+            if !settings.config.transcribe, let id = sermon["id"]?.stringValue { await settleLiveTranscript(sermonId: id) }
             logger.notice("recording recovered after an unclean stop", metadata: [
                 "sermonId": "\(marker.sermonId)", "file": "\(marker.path)", "seconds": "\(Self.rounded(kept.seconds))",
                 "bytes": "\(kept.bytes)",
@@ -310,6 +312,24 @@ actor RecordingController {
         } catch {
             logger.error("recording could not be recovered", metadata: ["sermonId": "\(marker.sermonId)", "file": "\(marker.path)",
                                                                          "error": "\(error)"])
+        }
+    }
+
+    /// After a crash, with `[recording] transcribe = false`: no job replaces the live transcript saved before it,
+    /// which misses what the recogniser had not heard yet. It says so (`failed`, its text kept) rather than
+    /// `processing` for ever. A transcript that is not `processing` (a person's, a finished job's) stays as it is.
+    private func settleLiveTranscript(sermonId: String) async {
+        do {
+            try await store.write { s in
+                guard let live = try s.newestChild(.transcripts, sermonId: sermonId),
+                      live.body["status"]?.stringValue == ProcessingStatus.processing.rawValue else { return }
+                _ = try s.setTranscript(sermonId: sermonId, text: live.body["text"] ?? .string(""),
+                                        status: .string(ProcessingStatus.failed.rawValue), segments: live.body["segments"] ?? .array([]))
+            }
+        } catch {
+            logger.warning("the recovered recording's live transcript still says processing", metadata: [
+                "sermonId": "\(sermonId)", "error": "\(error)",
+            ])
         }
     }
 

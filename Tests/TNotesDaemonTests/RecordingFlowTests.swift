@@ -149,16 +149,19 @@ struct RecordingFlowTests {
         #expect(try l.call("sermon.list")["items"]?.arrayValue?.isEmpty == true, "a refused start created a sermon")
     }
 
-    @Test("kill -9 mid-recording: the next start attaches the audio up to at most 2.5 s before the kill")
+    @Test("kill -9 mid-recording: the next start attaches the audio up to at most 2.5 s before the kill; with transcribe = false, the live transcript saved before it says failed")
     func crash() throws {
         let pulse = try PulseAudioFixture()
-        let d = try Self.daemon(pulse)
+        let d = try Self.daemon(pulse, recording: "transcribe = false")
         defer { d.stop() }
         let c = try d.client()
         let speech = try pulse.speech(Self.words)
         let sid = try #require(try c.call("recording.start", ["title": "Interrupted"])["sermonId"]?.stringValue)
         let player = pulse.playInBackground(speech.path)
         sleep(5)
+        // The live transcript's first save (at once, as soon as there is a segment).
+        #expect(eventually(timeout: 15, every: 0.2) { (try? c.call("sermon.get", ["id": .string(sid)]))?["transcript"]?["status"] == "processing" },
+                "no live transcript was saved while speech played")
         let before = try #require(try c.call("recording.status")["elapsed"]?.doubleValue)
         // The live recogniser, a child of the daemon, must hold none of the daemon's sockets. It used to hold
         // them all (SwiftNIO's are not close-on-exec), and it outlives a kill -9 until it has read its input to
@@ -180,6 +183,10 @@ struct RecordingFlowTests {
         #expect(probed.seconds >= before - 2.5, "kept \(probed.seconds) s of the \(before) s recorded before the kill")
         #expect(try c2.call("recording.status") == ["state": "idle"])
         #expect(d.log.contains("recording recovered after an unclean stop"))
+        // No job follows (transcribe = false), and the recogniser never heard the end: the transcript it saved
+        // says failed, with its text, not processing for ever.
+        #expect(sermon["transcript"]?["status"] == "failed" && sermon["transcriptionStatus"] == "failed", "\(sermon.text)")
+        #expect((sermon["transcript"]?["text"]?.stringValue ?? "") != "", "\(sermon.text)")
     }
 
     @Test("a sermon deleted while it is recorded: notes typed after, the live transcript and the audio go to a sermon made for them, with its title (another if that one is deleted too); nothing is left for the next start")
@@ -329,7 +336,7 @@ struct RecordingFlowTests {
         return nil
     }
 
-    @Test("it stops by itself, keeping what it has and saying why: max_duration, min_free_bytes, a source that goes away",
+    @Test("it stops by itself, keeping what it has and saying why: max_duration, min_free_bytes, a source that goes away (with transcribe = false: the live transcript ends complete, no job)",
           arguments: ["max_duration", "min_free_bytes", "source"])
     func stopsByItself(cause: String) throws {
         let pulse = try PulseAudioFixture()
@@ -342,9 +349,12 @@ struct RecordingFlowTests {
         _ = try watcher.call("events.subscribe", ["topics": ["recording.state"]])
         let sid = try #require(try c.call("recording.start", ["title": "Stops by itself"])["sermonId"]?.stringValue)
         if cause == "source" {
-            sleep(2)
+            // Speech first, for the live transcript to hear.
+            let player = pulse.playInBackground(try pulse.speech(Self.words).path)
+            sleep(4)
             let r = try ProcessRunner.run("/usr/bin/pactl", ["unload-module", "module-null-sink"], environment: ["PULSE_SERVER": pulse.server])
             #expect(r.status == 0, "pactl: \(r.stderr)")
+            player.cancel()
         }
         let stopped = try #require(try Self.stoppedEvent(watcher), "no recording.state event said it stopped")
         let expected = ["max_duration": "max_duration", "min_free_bytes": "disk_low", "source": "source_lost"][cause]
@@ -356,5 +366,18 @@ struct RecordingFlowTests {
         let sermon = try c.call("sermon.get", ["id": .string(sid)])
         #expect((sermon["audio"]?["sizeBytes"]?.int64Value ?? 0) > 0, "\(sermon.text)")
         if cause == "max_duration" { #expect(abs((stopped["elapsed"]?.doubleValue ?? 0) - 2) < 1.1, "\(stopped.text)") }
+        if cause == "source" {
+            // transcribe = false: no job follows, so the live transcript, once the recogniser has heard the end, is
+            // the transcript, and says so (it used to stay `processing` for ever, and the sermon with it).
+            var last = JSON.null
+            let settled = eventually(timeout: 30, every: 0.2) {
+                last = (try? c.call("sermon.get", ["id": .string(sid)])) ?? .null
+                return last["transcript"]?["status"] == "complete"
+            }
+            #expect(settled, "the live transcript did not end complete: \(last.text)")
+            #expect(last["transcriptionStatus"] == "complete", "\(last.text)")
+            #expect((last["transcript"]?["text"]?.stringValue ?? "") != "", "\(last.text)")
+            #expect(try c.call("jobs.list", ["sermonId": .string(sid)]).arrayValue?.isEmpty == true, "a job was queued with transcribe = false")
+        }
     }
 }
