@@ -214,6 +214,7 @@ public struct Daemon {
         let soundServer = SoundServer(environment: env)
         let recording = RecordingController(
             settings: .init(server: soundServer, audioDirectory: paths.audioDirectory, markerPath: "\(paths.dataDir)/recording.json",
+                            liveMarkerDirectory: "\(paths.dataDir)/live-transcripts",
                             config: config.recording, liveProcessing: processing),
             store: store, hub: hub, worker: worker, logger: logger)
         // A recording the last daemon did not stop (kill -9, power loss) is closed and attached first.

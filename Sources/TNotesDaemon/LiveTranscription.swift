@@ -35,6 +35,10 @@ final class LiveTranscription: Sendable {
     /// Set once the recording's audio has its sermon, or has none to go to (`audioSettled`): see `save`.
     private let attached = Atomic<Bool>(false)
     private let wake = DispatchSemaphore(value: 0)
+    /// Left once the thread has ended: everything queued heard and the last save made (`waitFinished`).
+    private let running = DispatchGroup()
+    /// What runs once the thread has ended (`whenFinished`), and whether it has.
+    private let finishing = Mutex<(done: Bool, actions: [@Sendable () -> Void])>((false, []))
     private let sermonId: String
     /// The recording's file name: what the sermon its audio goes to is derived from, when `sermonId` is deleted.
     private let fileName: String
@@ -53,7 +57,17 @@ final class LiveTranscription: Sendable {
         self.store = store
         self.publish = publish
         self.logger = logger
-        DedicatedThread.start { [self] in run(processing: processing) }
+        running.enter()
+        DedicatedThread.start { [self] in
+            run(processing: processing)
+            let actions = finishing.withLock { f in
+                f.done = true
+                defer { f.actions = [] }
+                return f.actions
+            }
+            for action in actions { action() }
+            running.leave()
+        }
     }
 
     /// From the capture thread: 100 ms of audio, in order. Never blocks.
@@ -73,6 +87,22 @@ final class LiveTranscription: Sendable {
     /// The stop attached the recording's audio to its sermon (or to the one made for it), or a failed start
     /// removed it: no save makes a sermon for it from now on.
     func audioSettled() { attached.store(true, ordering: .releasing) }
+
+    /// Blocks until the thread has heard everything queued and made its last save, or until `deadline`;
+    /// whether it had.
+    func waitFinished(until deadline: DispatchTime) -> Bool {
+        running.wait(timeout: deadline) == .success
+    }
+
+    /// Runs `action` once the thread has ended (on it), or now when it has. `action` may block.
+    func whenFinished(_ action: @escaping @Sendable () -> Void) {
+        let now = finishing.withLock { f -> Bool in
+            if f.done { return true }
+            f.actions.append(action)
+            return false
+        }
+        if now { action() }
+    }
 
     /// The recording stopped: what is queued is still recognised, then the thread ends.
     func end() {
@@ -193,6 +223,9 @@ final class LiveTranscription: Sendable {
                 if let current = try s.newestChild(.transcripts, sermonId: target), current.body["status"]?.stringValue != "processing" {
                     return target
                 }
+                // A job asked for meanwhile (by hand) replaces it: until then it is not final.
+                var status = status
+                if status != .processing, try s.unfinishedJob(kind: .transcribe, sermonId: target) != nil { status = .processing }
                 _ = try s.setTranscript(sermonId: target, text: .string(segments.map(\.text).joined(separator: " ")),
                                         status: .string(status.rawValue), segments: .array(segments.map(Self.json)))
                 return target

@@ -1,3 +1,4 @@
+import Dispatch
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -25,6 +26,9 @@ actor RecordingController {
         var server: SoundServer
         var audioDirectory: String
         var markerPath: String
+        /// With `transcribe = false`: a file per live transcript still catching up after its stop, named by the
+        /// sermon it goes to, until its last save (`recoverLiveTranscripts` settles those a crash left).
+        var liveMarkerDirectory: String
         var config: DaemonConfig.RecordingConfig
         /// The engine settings of the live transcript (`EngineChoice`); nil: no live transcript.
         var liveProcessing: ProcessingSettings?
@@ -51,6 +55,9 @@ actor RecordingController {
     private let worker: ProcessingWorker?
     private let logger: Logger
     private var current: Current?
+    /// With `transcribe = false`: the live transcripts of stopped recordings, perhaps still catching up, and the
+    /// sermons their audio went to (`stopForShutdown` says what becomes of them).
+    private var catchingUp: [(live: LiveTranscription, sermonId: String)] = []
     /// The running recording's sermon and recorder, for `note.add` (synchronous, from any thread).
     let clock = RecordingClock()
 
@@ -167,11 +174,28 @@ actor RecordingController {
         return view(current.recorder.status, marker: current.marker)
     }
 
-    /// The daemon is stopping: a running recording stops and is attached.
+    /// The daemon is stopping: a running recording stops and is attached. With `transcribe = false`, a live
+    /// transcript still catching up gets `shutdownCatchUpWait` to finish (it ends `complete`); one that does not
+    /// is marked `failed`, cut short, instead of staying `processing` with nothing left to finish it.
     func stopForShutdown() async {
-        guard current != nil else { return }
-        _ = try? await stop()
+        if current != nil { _ = try? await stop() }
+        let pending = catchingUp
+        catchingUp = []
+        let deadline = DispatchTime.now() + Self.shutdownCatchUpWait
+        for (live, sermonId) in pending {
+            let finished = (try? await BlockingWork.run { live.waitFinished(until: deadline) }) ?? false
+            guard !finished else { continue }
+            logger.warning("the daemon stopped before the live transcript had heard the whole recording: it is marked failed",
+                           metadata: ["sermonId": "\(sermonId)"])
+            await settleLiveTranscript(sermonId: sermonId)
+            // Settled: the next start has nothing to do for it.
+            let marker = "\(settings.liveMarkerDirectory)/\(sermonId)"
+            _ = try? await BlockingWork.run { unlink(marker) }
+        }
     }
+
+    /// How long a stop waits, in all, for live transcripts catching up (see `stopForShutdown`).
+    static let shutdownCatchUpWait = 3.0
 
     static let nothingRecording = RPCError(code: -32001, message: "Not found: no recording is running",
                                            data: ["kind": "recording"])
@@ -193,6 +217,13 @@ actor RecordingController {
             if let id = sermon["id"]?.stringValue {
                 result.sermonId = id
                 attachedTo = Marker(sermonId: id, path: marker.path, startedAt: marker.startedAt, source: marker.source)
+            }
+            // No job replaces this one's transcript: neither a stop of the daemon nor a crash may leave it
+            // `processing`. Its marker is written before the recording's goes, so a crash leaves one of them.
+            if let live, !settings.config.transcribe, !live.waitFinished(until: .now()) {
+                catchingUp.removeAll { $0.live.waitFinished(until: .now()) }
+                catchingUp.append((live, attachedTo.sermonId))
+                await markCatchingUp(live, sermonId: attachedTo.sermonId)
             }
             _ = try? await BlockingWork.run { unlink(self.settings.markerPath) }
             logger.info("recording stopped", metadata: [
@@ -283,15 +314,22 @@ actor RecordingController {
     }
 
     /// At start: a marker left by a daemon that died mid-recording. Its file is cut after the last intact
-    /// page and attached to its sermon; the log says how much was kept.
+    /// page and attached to its sermon; the log says how much was kept. Then the live transcripts a crash cut
+    /// short while they caught up (`recoverLiveTranscripts`).
     func recover() async {
+        await recoverRecording()
+        await recoverLiveTranscripts()
+    }
+
+    private func recoverRecording() async {
         let markerPath = settings.markerPath
         guard let marker = try? await BlockingWork.run({ try Self.readMarker(markerPath) }) else { return }
         do {
             let kept = try await BlockingWork.run { try Recorder.closeInterrupted(path: marker.path) }
             let sermon = try await attach(path: marker.path, sermonId: marker.sermonId)
-            _ = try? await BlockingWork.run { unlink(markerPath) }
+            // Before the marker goes: a crash in between settles it at the next start.
             if !settings.config.transcribe, let id = sermon["id"]?.stringValue { await settleLiveTranscript(sermonId: id) }
+            _ = try? await BlockingWork.run { unlink(markerPath) }
             logger.notice("recording recovered after an unclean stop", metadata: [
                 "sermonId": "\(marker.sermonId)", "file": "\(marker.path)", "seconds": "\(Self.rounded(kept.seconds))",
                 "bytes": "\(kept.bytes)",
@@ -301,6 +339,8 @@ actor RecordingController {
             // reached the disk): there is nothing to attach, now or at any later start, so the marker goes (kept,
             // every start would try again and log the same failure). A file of the daemon's own with no intact
             // page in it goes too; the sermon stays, without audio.
+            // The sermon stays, and so does a live transcript saved before the crash.
+            if !settings.config.transcribe { await settleLiveTranscript(sermonId: marker.sermonId) }
             let audioDirectory = settings.audioDirectory
             _ = try? await BlockingWork.run {
                 if marker.path.hasPrefix(audioDirectory + "/") { unlink(marker.path) }
@@ -315,21 +355,65 @@ actor RecordingController {
         }
     }
 
-    /// After a crash, with `[recording] transcribe = false`: no job replaces the live transcript saved before it,
-    /// which misses what the recogniser had not heard yet. It says so (`failed`, its text kept) rather than
-    /// `processing` for ever. A transcript that is not `processing` (a person's, a finished job's) stays as it is.
+    /// With `[recording] transcribe = false`, after a crash or a stop of the daemon that cut the live transcript
+    /// short: no job replaces the live transcript saved so far, which misses what the recogniser had not heard
+    /// yet. It says so (`failed`, its text kept) rather than `processing` for ever. A transcript that is not
+    /// `processing` (a person's, a finished job's, the live one's last save) stays as it is.
+    /// A transcription job not finished yet (asked for by hand) will replace it: it stays `processing` then. A
+    /// sermon deleted meanwhile has nothing to show: it is left alone, quietly.
     private func settleLiveTranscript(sermonId: String) async {
         do {
             try await store.write { s in
                 guard let live = try s.newestChild(.transcripts, sermonId: sermonId),
-                      live.body["status"]?.stringValue == ProcessingStatus.processing.rawValue else { return }
+                      live.body["status"]?.stringValue == ProcessingStatus.processing.rawValue,
+                      try s.unfinishedJob(kind: .transcribe, sermonId: sermonId) == nil else { return }
                 _ = try s.setTranscript(sermonId: sermonId, text: live.body["text"] ?? .string(""),
                                         status: .string(ProcessingStatus.failed.rawValue), segments: live.body["segments"] ?? .array([]))
             }
+        } catch StoreError.gone, StoreError.notFound {
+            return
         } catch {
             logger.warning("the recovered recording's live transcript still says processing", metadata: [
                 "sermonId": "\(sermonId)", "error": "\(error)",
             ])
+        }
+    }
+
+    /// Writes the marker of a live transcript still catching up (durably: a crash must find it), removed by
+    /// the transcript's thread once it has made its last save.
+    private func markCatchingUp(_ live: LiveTranscription, sermonId: String) async {
+        let directory = settings.liveMarkerDirectory, path = "\(directory)/\(sermonId)"
+        do {
+            try await BlockingWork.run {
+                try DaemonPaths.makeDirectory(directory)
+                try DurableFile.write([], to: path)
+                // On the transcript's own thread, or here at once when it has ended meanwhile.
+                live.whenFinished { unlink(path) }
+            }
+        } catch {
+            logger.warning("the live transcript's marker could not be written: a crash before it ends leaves it processing",
+                           metadata: ["sermonId": "\(sermonId)", "error": "\(error)"])
+        }
+    }
+
+    /// At start: the live transcripts (`transcribe = false`) that were still catching up when the daemon died.
+    /// Each is marked `failed`, cut short (`settleLiveTranscript`), and its marker goes.
+    private func recoverLiveTranscripts() async {
+        let directory = settings.liveMarkerDirectory
+        let names = (try? await BlockingWork.run { () -> [String] in
+            guard let dir = opendir(directory) else { return [] }
+            defer { closedir(dir) }
+            var names: [String] = []
+            while let entry = readdir(dir) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                if name != "." && name != ".." { names.append(name) }
+            }
+            return names
+        }) ?? []
+        for sermonId in names {
+            await settleLiveTranscript(sermonId: sermonId)
+            _ = try? await BlockingWork.run { unlink("\(directory)/\(sermonId)") }
+            logger.notice("a live transcript cut short by an unclean stop is marked failed", metadata: ["sermonId": "\(sermonId)"])
         }
     }
 

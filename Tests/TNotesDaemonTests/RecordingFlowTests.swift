@@ -189,6 +189,42 @@ struct RecordingFlowTests {
         #expect((sermon["transcript"]?["text"]?.stringValue ?? "") != "", "\(sermon.text)")
     }
 
+    @Test("with transcribe = false, a daemon stopped while the live transcript still catches up marks it failed, not processing for ever")
+    func shutdownCutsTheLiveTranscript() throws {
+        let pulse = try PulseAudioFixture()
+        let d = try Self.daemon(pulse, recording: "transcribe = false")
+        defer { d.stop() }
+        let c = try d.client()
+        let sid = try #require(try c.call("recording.start", ["title": "Cut short"])["sermonId"]?.stringValue)
+        let player = pulse.playInBackground(try pulse.speech(Self.words).path)
+        defer { player.cancel() }
+        #expect(eventually(timeout: 15, every: 0.2) { (try? c.call("sermon.get", ["id": .string(sid)]))?["transcript"]?["status"] == "processing" },
+                "no live transcript was saved while speech played")
+        // The recogniser stopped (SIGSTOP): the audio after this waits for it, so at the daemon's stop the live
+        // transcript is still behind, as on a slow machine.
+        let recogniser = try #require(ProcessTree.recognizerWorker(of: d.pid), "no live recogniser runs beside the recording")
+        kill(recogniser, SIGSTOP)
+        defer { kill(recogniser, SIGKILL) }
+        sleep(1)
+        let stopped = try c.call("recording.stop")
+        #expect(stopped["error"] == nil, "\(stopped.text)")
+        // While it catches up, a marker names it: a crash now would leave it for the next start to settle.
+        let marker = "\(d.dataDir)/live-transcripts/\(sid)"
+        #expect(FileManager.default.fileExists(atPath: marker), "no marker while the live transcript catches up")
+        let t0 = Date()
+        #expect(d.stop(timeout: 20) == 0, "\(d.log)")
+        #expect(Date().timeIntervalSince(t0) < 10, "the stop waited \(Date().timeIntervalSince(t0)) s")
+        let log = d.log
+        #expect(log.contains("the daemon stopped before the live transcript had heard the whole recording"), "\(log)")
+        kill(recogniser, SIGKILL)
+        try d.start()
+        let sermon = try d.client().call("sermon.get", ["id": .string(sid)])
+        #expect(sermon["transcript"]?["status"] == "failed" && sermon["transcriptionStatus"] == "failed", "\(sermon.text)")
+        // The stop settled it: nothing is left for this start.
+        #expect(!FileManager.default.fileExists(atPath: marker))
+        #expect(!d.log.contains("cut short by an unclean stop"), "\(d.log)")
+    }
+
     @Test("a sermon deleted while it is recorded: notes typed after, the live transcript and the audio go to a sermon made for them, with its title (another if that one is deleted too); nothing is left for the next start")
     func deletedWhileRecording() throws {
         let pulse = try PulseAudioFixture()
@@ -378,6 +414,9 @@ struct RecordingFlowTests {
             #expect(last["transcriptionStatus"] == "complete", "\(last.text)")
             #expect((last["transcript"]?["text"]?.stringValue ?? "") != "", "\(last.text)")
             #expect(try c.call("jobs.list", ["sermonId": .string(sid)]).arrayValue?.isEmpty == true, "a job was queued with transcribe = false")
+            // Its marker (written while it caught up, if it still did at the stop) went with its last save.
+            #expect(eventually(timeout: 5) { !FileManager.default.fileExists(atPath: "\(d.dataDir)/live-transcripts/\(sid)") },
+                    "the live transcript's marker is left behind")
         }
     }
 }

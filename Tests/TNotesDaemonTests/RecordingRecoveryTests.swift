@@ -49,6 +49,34 @@ struct RecordingRecoveryTests {
         #expect(!d.log.contains(said) && !d.log.contains("recording could not be recovered"), "said again at the next start")
     }
 
+    @Test("a live transcript a crash cut short while it caught up (transcribe = false) is marked failed at the next start, its marker gone; a finished one is left as it is")
+    func liveTranscriptCutShort() throws {
+        let d = try DaemonProcess().start()
+        defer { d.stop() }
+        let c = try d.client()
+        let cut = try #require(try c.call("sermon.create", ["title": "Cut short"])["id"]?.stringValue)
+        let done = try #require(try c.call("sermon.create", ["title": "Heard to the end"])["id"]?.stringValue)
+        try c.call("transcript.set", ["sermonId": .string(cut), "text": "in the beginning", "status": "processing"])
+        try c.call("transcript.set", ["sermonId": .string(done), "text": "in the beginning was the word", "status": "complete"])
+        #expect(d.stop() == 0)
+        // The markers a crash leaves: one per live transcript still catching up, and a name that is no sermon.
+        let markers = "\(d.dataDir)/live-transcripts"
+        try FileManager.default.createDirectory(atPath: markers, withIntermediateDirectories: true)
+        for name in [cut, done, "not-a-sermon"] {
+            #expect(FileManager.default.createFile(atPath: "\(markers)/\(name)", contents: Data()))
+        }
+        try d.start()
+        let c2 = try d.client()
+        let cutShort = try c2.call("sermon.get", ["id": .string(cut)])
+        #expect(cutShort["transcript"]?["status"] == "failed" && cutShort["transcriptionStatus"] == "failed", "\(cutShort.text)")
+        #expect(cutShort["transcript"]?["text"] == "in the beginning", "its text is kept: \(cutShort.text)")
+        let heard = try c2.call("sermon.get", ["id": .string(done)])
+        #expect(heard["transcript"]?["status"] == "complete", "\(heard.text)")
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: markers))?.isEmpty == true, "markers left for the next start")
+        #expect(d.log.contains("a live transcript cut short by an unclean stop is marked failed"), "\(d.log)")
+        #expect(!d.log.contains("still says processing"), "\(d.log)")
+    }
+
     static let hasFFmpeg = FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg")
 
     @Test("a recording whose sermon was deleted before the crash: recovery gives its audio to a new sermon, once, even when tried again",
