@@ -13,7 +13,8 @@ import TNotesStore
 ///
 /// When recognition falls behind (a slow machine, a busy one) the queue grows and the thread catches up,
 /// also after the recording stopped; the transcription job queued at stop replaces what this wrote (this
-/// never writes over a transcript that is not `processing`, so a job that finished first keeps its result).
+/// never writes over a transcript that is not `processing`, so a job that finished first keeps its result; but
+/// the one the sermon had when the recording started, about the audio this one replaces, gives way).
 /// With `[recording] transcribe = false` no job follows: the last save, once the recogniser has heard the
 /// end, says `complete` (or `failed` when it stopped early or skipped audio), so the sermon does not show a
 /// transcription in progress for ever.
@@ -126,6 +127,12 @@ final class LiveTranscription: Sendable {
             return
         }
         logger.debug("live transcript started", metadata: ["sermonId": "\(sermonId)", "engine": "\(choice.summary)"])
+        // The transcript the sermon had when this recording started (an earlier recording's, a person's): it is
+        // about the audio this recording's replaces at the stop, so the live transcript takes its place. One
+        // written after (a job's, a person's) is kept (see `save`).
+        let before: String? = (try? store.readSync { s in
+            try s.newestChild(.transcripts, sermonId: sermonId).flatMap { $0.body["updatedAt"]?.stringValue }
+        }) ?? nil
         var segments: [TimedSegment] = []
         // The first segments are stored at once (`sermon.get` shows the transcript as soon as there is one),
         // later ones at most every `storeInterval` seconds of audio.
@@ -152,7 +159,7 @@ final class LiveTranscription: Sendable {
                 logger.warning("live transcript stopped", metadata: ["sermonId": "\(sermonId)", "error": "\(error)"])
                 if !new.isEmpty { segments += new; publish("transcript.partial", ["sermonId": .string(sermonId), "segments": .array(new.map(Self.json))]) }
                 // Without a job to follow, this is all the transcript there will be, and it is not whole.
-                if !segments.isEmpty { _ = save(segments, status: jobFollows ? .processing : .failed, movedTo: movedTo) }
+                if !segments.isEmpty { _ = save(segments, status: jobFollows ? .processing : .failed, movedTo: movedTo, replacing: before) }
                 if !ended { drainWithoutRecognizing() }
                 return
             }
@@ -165,7 +172,7 @@ final class LiveTranscription: Sendable {
             let final = ended && !jobFollows && !segments.isEmpty
             if (unsaved || final) && (ended || clock - lastStore >= Self.storeInterval) {
                 let status = final ? finalStatus() : ProcessingStatus.processing
-                if let savedTo = save(segments, status: status, movedTo: movedTo) { movedTo = savedTo == sermonId ? nil : savedTo }
+                if let savedTo = save(segments, status: status, movedTo: movedTo, replacing: before) { movedTo = savedTo == sermonId ? nil : savedTo }
                 lastStore = clock
                 unsaved = false
             }
@@ -191,7 +198,8 @@ final class LiveTranscription: Sendable {
         }
     }
 
-    /// The transcript so far, unless one that is not `processing` is already there (a finished job's). Once the
+    /// The transcript so far, unless one that is not `processing` is already there (a finished job's; not the one
+    /// from before the recording, `before`, which gives way). `status`: `processing`, or the final one. Once the
     /// recorded sermon is deleted (locally, or by a pulled change), it goes where the notes typed after the
     /// delete and the audio go: the sermon `RecordingController.sermonForRecording` makes (the first of a
     /// `note.add`, this, or the stop makes it; the others find it). A sermon restored meanwhile gets it again.
@@ -200,7 +208,7 @@ final class LiveTranscription: Sendable {
     /// Before it, a sermon made here is the one the attach finds. `movedTo`: where the last save went, when
     /// not to the recorded sermon (the move is logged once). Returns where this one went: nil when it was not
     /// saved (a failure, logged, or no sermon).
-    private func save(_ segments: [TimedSegment], status: ProcessingStatus, movedTo: String?) -> String? {
+    private func save(_ segments: [TimedSegment], status: ProcessingStatus, movedTo: String?, replacing before: String?) -> String? {
         let sermonId = self.sermonId, fileName = self.fileName
         do {
             let saved = try store.writeSync { s -> String? in
@@ -221,7 +229,10 @@ final class LiveTranscription: Sendable {
                     return nil
                 }
                 if let current = try s.newestChild(.transcripts, sermonId: target), current.body["status"]?.stringValue != "processing" {
-                    return target
+                    // Only the recorded sermon's transcript from before the recording gives way (the sermon made for
+                    // the audio of a deleted one is new: what it holds is this recording's).
+                    let earlier = target == sermonId && before != nil && current.body["updatedAt"]?.stringValue == before
+                    if !earlier { return target }
                 }
                 // A job asked for meanwhile (by hand) replaces it: until then it is not final.
                 var status = status

@@ -26,8 +26,9 @@ actor RecordingController {
         var server: SoundServer
         var audioDirectory: String
         var markerPath: String
-        /// With `transcribe = false`: a file per live transcript still catching up after its stop, named by the
-        /// sermon it goes to, until its last save (`recoverLiveTranscripts` settles those a crash left).
+        /// With `transcribe = false`: a file per live transcript still catching up after its stop, named after
+        /// the recording's file and holding the id of the sermon it goes to, until its last save
+        /// (`recoverLiveTranscripts` settles those a crash left).
         var liveMarkerDirectory: String
         var config: DaemonConfig.RecordingConfig
         /// The engine settings of the live transcript (`EngineChoice`); nil: no live transcript.
@@ -57,7 +58,7 @@ actor RecordingController {
     private var current: Current?
     /// With `transcribe = false`: the live transcripts of stopped recordings, perhaps still catching up, and the
     /// sermons their audio went to (`stopForShutdown` says what becomes of them).
-    private var catchingUp: [(live: LiveTranscription, sermonId: String)] = []
+    private var catchingUp: [(live: LiveTranscription, sermonId: String, marker: String)] = []
     /// The running recording's sermon and recorder, for `note.add` (synchronous, from any thread).
     let clock = RecordingClock()
 
@@ -182,15 +183,15 @@ actor RecordingController {
         let pending = catchingUp
         catchingUp = []
         let deadline = DispatchTime.now() + Self.shutdownCatchUpWait
-        for (live, sermonId) in pending {
+        for (live, sermonId, marker) in pending {
             let finished = (try? await BlockingWork.run { live.waitFinished(until: deadline) }) ?? false
             guard !finished else { continue }
             logger.warning("the daemon stopped before the live transcript had heard the whole recording: it is marked failed",
                            metadata: ["sermonId": "\(sermonId)"])
-            await settleLiveTranscript(sermonId: sermonId)
-            // Settled: the next start has nothing to do for it.
-            let marker = "\(settings.liveMarkerDirectory)/\(sermonId)"
-            _ = try? await BlockingWork.run { unlink(marker) }
+            // Settled, the next start has nothing to do for it; not settled, the marker stays for it to try again.
+            if await settleLiveTranscript(sermonId: sermonId) != nil {
+                _ = try? await BlockingWork.run { unlink(marker) }
+            }
         }
     }
 
@@ -221,9 +222,11 @@ actor RecordingController {
             // No job replaces this one's transcript: neither a stop of the daemon nor a crash may leave it
             // `processing`. Its marker is written before the recording's goes, so a crash leaves one of them.
             if let live, !settings.config.transcribe, !live.waitFinished(until: .now()) {
+                // Named after the recording's file: two recordings of one sermon never share one.
+                let liveMarker = "\(settings.liveMarkerDirectory)/\(Self.fileName(marker.path))"
                 catchingUp.removeAll { $0.live.waitFinished(until: .now()) }
-                catchingUp.append((live, attachedTo.sermonId))
-                await markCatchingUp(live, sermonId: attachedTo.sermonId)
+                catchingUp.append((live, attachedTo.sermonId, liveMarker))
+                await markCatchingUp(live, sermonId: attachedTo.sermonId, at: liveMarker)
             }
             _ = try? await BlockingWork.run { unlink(self.settings.markerPath) }
             logger.info("recording stopped", metadata: [
@@ -328,7 +331,7 @@ actor RecordingController {
             let kept = try await BlockingWork.run { try Recorder.closeInterrupted(path: marker.path) }
             let sermon = try await attach(path: marker.path, sermonId: marker.sermonId)
             // Before the marker goes: a crash in between settles it at the next start.
-            if !settings.config.transcribe, let id = sermon["id"]?.stringValue { await settleLiveTranscript(sermonId: id) }
+            if !settings.config.transcribe, let id = sermon["id"]?.stringValue { _ = await settleLiveTranscript(sermonId: id) }
             _ = try? await BlockingWork.run { unlink(markerPath) }
             logger.notice("recording recovered after an unclean stop", metadata: [
                 "sermonId": "\(marker.sermonId)", "file": "\(marker.path)", "seconds": "\(Self.rounded(kept.seconds))",
@@ -340,7 +343,7 @@ actor RecordingController {
             // every start would try again and log the same failure). A file of the daemon's own with no intact
             // page in it goes too; the sermon stays, without audio.
             // The sermon stays, and so does a live transcript saved before the crash.
-            if !settings.config.transcribe { await settleLiveTranscript(sermonId: marker.sermonId) }
+            if !settings.config.transcribe { _ = await settleLiveTranscript(sermonId: marker.sermonId) }
             let audioDirectory = settings.audioDirectory
             _ = try? await BlockingWork.run {
                 if marker.path.hasPrefix(audioDirectory + "/") { unlink(marker.path) }
@@ -360,33 +363,36 @@ actor RecordingController {
     /// yet. It says so (`failed`, its text kept) rather than `processing` for ever. A transcript that is not
     /// `processing` (a person's, a finished job's, the live one's last save) stays as it is.
     /// A transcription job not finished yet (asked for by hand) will replace it: it stays `processing` then. A
-    /// sermon deleted meanwhile has nothing to show: it is left alone, quietly.
-    private func settleLiveTranscript(sermonId: String) async {
+    /// sermon deleted meanwhile has nothing to show: it is left alone, quietly. Returns whether it changed the
+    /// transcript; nil when the write failed (logged), so that its marker stays for a later try.
+    private func settleLiveTranscript(sermonId: String) async -> Bool? {
         do {
-            try await store.write { s in
+            return try await store.write { s -> Bool in
                 guard let live = try s.newestChild(.transcripts, sermonId: sermonId),
                       live.body["status"]?.stringValue == ProcessingStatus.processing.rawValue,
-                      try s.unfinishedJob(kind: .transcribe, sermonId: sermonId) == nil else { return }
+                      try s.unfinishedJob(kind: .transcribe, sermonId: sermonId) == nil else { return false }
                 _ = try s.setTranscript(sermonId: sermonId, text: live.body["text"] ?? .string(""),
                                         status: .string(ProcessingStatus.failed.rawValue), segments: live.body["segments"] ?? .array([]))
+                return true
             }
         } catch StoreError.gone, StoreError.notFound {
-            return
+            return false
         } catch {
             logger.warning("the recovered recording's live transcript still says processing", metadata: [
                 "sermonId": "\(sermonId)", "error": "\(error)",
             ])
+            return nil
         }
     }
 
     /// Writes the marker of a live transcript still catching up (durably: a crash must find it), removed by
     /// the transcript's thread once it has made its last save.
-    private func markCatchingUp(_ live: LiveTranscription, sermonId: String) async {
-        let directory = settings.liveMarkerDirectory, path = "\(directory)/\(sermonId)"
+    private func markCatchingUp(_ live: LiveTranscription, sermonId: String, at path: String) async {
+        let directory = settings.liveMarkerDirectory
         do {
             try await BlockingWork.run {
                 try DaemonPaths.makeDirectory(directory)
-                try DurableFile.write([], to: path)
+                try DurableFile.write(Array(sermonId.utf8), to: path)
                 // On the transcript's own thread, or here at once when it has ended meanwhile.
                 live.whenFinished { unlink(path) }
             }
@@ -397,7 +403,8 @@ actor RecordingController {
     }
 
     /// At start: the live transcripts (`transcribe = false`) that were still catching up when the daemon died.
-    /// Each is marked `failed`, cut short (`settleLiveTranscript`), and its marker goes.
+    /// Each is marked `failed`, cut short (`settleLiveTranscript`), and its marker goes once that is done. A
+    /// marker that names no sermon (a write a crash cut, `DurableFile`'s temporary) just goes.
     private func recoverLiveTranscripts() async {
         let directory = settings.liveMarkerDirectory
         let names = (try? await BlockingWork.run { () -> [String] in
@@ -410,10 +417,16 @@ actor RecordingController {
             }
             return names
         }) ?? []
-        for sermonId in names {
-            await settleLiveTranscript(sermonId: sermonId)
-            _ = try? await BlockingWork.run { unlink("\(directory)/\(sermonId)") }
-            logger.notice("a live transcript cut short by an unclean stop is marked failed", metadata: ["sermonId": "\(sermonId)"])
+        for name in names {
+            let path = "\(directory)/\(name)"
+            let sermonId = (try? await BlockingWork.run { FileBytes.read(path).map { String(decoding: $0, as: UTF8.self) } }) ?? nil
+            if let sermonId, Identifier.isUUID(sermonId) {
+                guard let changed = await settleLiveTranscript(sermonId: sermonId) else { continue }
+                if changed {
+                    logger.notice("a live transcript cut short by an unclean stop is marked failed", metadata: ["sermonId": "\(sermonId)"])
+                }
+            }
+            _ = try? await BlockingWork.run { unlink(path) }
         }
     }
 

@@ -189,7 +189,7 @@ struct RecordingFlowTests {
         #expect((sermon["transcript"]?["text"]?.stringValue ?? "") != "", "\(sermon.text)")
     }
 
-    @Test("with transcribe = false, a daemon stopped while the live transcript still catches up marks it failed, not processing for ever")
+    @Test("with transcribe = false, a daemon stopped while the live transcript still catches up marks it failed, not processing for ever; recorded again, the sermon gets the new live transcript")
     func shutdownCutsTheLiveTranscript() throws {
         let pulse = try PulseAudioFixture()
         let d = try Self.daemon(pulse, recording: "transcribe = false")
@@ -208,9 +208,11 @@ struct RecordingFlowTests {
         sleep(1)
         let stopped = try c.call("recording.stop")
         #expect(stopped["error"] == nil, "\(stopped.text)")
-        // While it catches up, a marker names it: a crash now would leave it for the next start to settle.
-        let marker = "\(d.dataDir)/live-transcripts/\(sid)"
-        #expect(FileManager.default.fileExists(atPath: marker), "no marker while the live transcript catches up")
+        // While it catches up, a marker (named after the recording's file) holds its sermon: a crash now would
+        // leave it for the next start to settle.
+        let markers = Self.liveMarkers(d)
+        #expect(markers.map(\.sermonId) == [sid], "no marker while the live transcript catches up: \(markers)")
+        let marker = markers.first?.path ?? "?"
         let t0 = Date()
         #expect(d.stop(timeout: 20) == 0, "\(d.log)")
         #expect(Date().timeIntervalSince(t0) < 10, "the stop waited \(Date().timeIntervalSince(t0)) s")
@@ -223,6 +225,24 @@ struct RecordingFlowTests {
         // The stop settled it: nothing is left for this start.
         #expect(!FileManager.default.fileExists(atPath: marker))
         #expect(!d.log.contains("cut short by an unclean stop"), "\(d.log)")
+
+        // Recorded again: its audio replaces the old at the stop, and its live transcript replaces the old one
+        // (which, being no longer `processing`, used to keep it from saving at all).
+        let c3 = try d.client()
+        #expect(try c3.call("recording.start", ["sermonId": .string(sid)])["state"] == "recording")
+        let again = pulse.playInBackground(try pulse.speech("The Lord is my shepherd; I shall not want.", name: "again.wav").path)
+        defer { again.cancel() }
+        var now = JSON.null
+        #expect(eventually(timeout: 15, every: 0.2) {
+            now = (try? c3.call("sermon.get", ["id": .string(sid)])) ?? .null
+            return now["transcript"]?["status"] == "processing"
+        }, "the new recording's live transcript never replaced the old one: \(now.text)")
+        #expect(try c3.call("recording.stop")["error"] == nil)
+        #expect(eventually(timeout: 30, every: 0.2) {
+            now = (try? c3.call("sermon.get", ["id": .string(sid)])) ?? .null
+            return now["transcript"]?["status"] == "complete"
+        }, "\(now.text)")
+        #expect(now["transcript"]?["text"] != sermon["transcript"]?["text"], "still the first recording's words: \(now.text)")
     }
 
     @Test("a sermon deleted while it is recorded: notes typed after, the live transcript and the audio go to a sermon made for them, with its title (another if that one is deleted too); nothing is left for the next start")
@@ -353,6 +373,14 @@ struct RecordingFlowTests {
         #expect(sermon["notes"]?.arrayValue?.first?["text"] == "first note" && sermon["audio"]?.isNull == false)
     }
 
+    /// The markers of live transcripts still catching up (`live-transcripts/` in the data dir): each file's path
+    /// and the sermon id it holds.
+    static func liveMarkers(_ d: DaemonProcess) -> [(path: String, sermonId: String)] {
+        let dir = "\(d.dataDir)/live-transcripts"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+        return names.sorted().map { ("\(dir)/\($0)", (try? String(contentsOfFile: "\(dir)/\($0)", encoding: .utf8)) ?? "") }
+    }
+
     /// A daemon with `[recording]` settings of the test's own.
     static func daemon(_ pulse: PulseAudioFixture, recording: String) throws -> DaemonProcess {
         let d = DaemonProcess(environment: ["PULSE_SERVER": pulse.server])
@@ -385,9 +413,10 @@ struct RecordingFlowTests {
         _ = try watcher.call("events.subscribe", ["topics": ["recording.state"]])
         let sid = try #require(try c.call("recording.start", ["title": "Stops by itself"])["sermonId"]?.stringValue)
         if cause == "source" {
-            // Speech first, for the live transcript to hear.
+            // Speech first, until the live transcript has heard some (its first save is at once).
             let player = pulse.playInBackground(try pulse.speech(Self.words).path)
-            sleep(4)
+            #expect(eventually(timeout: 15, every: 0.2) { (try? c.call("sermon.get", ["id": .string(sid)]))?["transcript"]?["status"] == "processing" },
+                    "no live transcript was saved while speech played")
             let r = try ProcessRunner.run("/usr/bin/pactl", ["unload-module", "module-null-sink"], environment: ["PULSE_SERVER": pulse.server])
             #expect(r.status == 0, "pactl: \(r.stderr)")
             player.cancel()
@@ -415,8 +444,7 @@ struct RecordingFlowTests {
             #expect((last["transcript"]?["text"]?.stringValue ?? "") != "", "\(last.text)")
             #expect(try c.call("jobs.list", ["sermonId": .string(sid)]).arrayValue?.isEmpty == true, "a job was queued with transcribe = false")
             // Its marker (written while it caught up, if it still did at the stop) went with its last save.
-            #expect(eventually(timeout: 5) { !FileManager.default.fileExists(atPath: "\(d.dataDir)/live-transcripts/\(sid)") },
-                    "the live transcript's marker is left behind")
+            #expect(eventually(timeout: 5) { Self.liveMarkers(d).isEmpty }, "the live transcript's marker is left behind")
         }
     }
 }
