@@ -35,11 +35,19 @@ final class LiveTranscription: Sendable {
     private let queue = Mutex(Queue())
     /// Set once the recording's audio has its sermon, or has none to go to (`audioSettled`): see `save`.
     private let attached = Atomic<Bool>(false)
+    /// Set when a later recording of the same sermon starts (`supersede`): this one saves nothing more.
+    private let superseded = Atomic<Bool>(false)
+    /// Whether the last save failed (logged): a marker of this transcript then stays for the next start.
+    private let saveFailed = Atomic<Bool>(false)
+    /// The `updatedAt` of the transcript the recorded sermon had when the recording started (an earlier
+    /// recording's, a person's): it is about the audio this recording's replaces at the stop, so the live
+    /// transcript takes its place. One written after it (a job's, a person's) is kept (see `save`).
+    private let before: String?
     private let wake = DispatchSemaphore(value: 0)
     /// Left once the thread has ended: everything queued heard and the last save made (`waitFinished`).
     private let running = DispatchGroup()
     /// What runs once the thread has ended (`whenFinished`), and whether it has.
-    private let finishing = Mutex<(done: Bool, actions: [@Sendable () -> Void])>((false, []))
+    private let finishing = Mutex<(done: Bool, actions: [@Sendable (Bool) -> Void])>((false, []))
     private let sermonId: String
     /// The recording's file name: what the sermon its audio goes to is derived from, when `sermonId` is deleted.
     private let fileName: String
@@ -50,9 +58,10 @@ final class LiveTranscription: Sendable {
     /// stays `processing` until then.
     private let jobFollows: Bool
 
-    init(sermonId: String, fileName: String, store: Store, processing: ProcessingSettings, jobFollows: Bool, logger: Logger,
-         publish: @escaping @Sendable (String, JSONObject) -> Void) {
+    init(sermonId: String, fileName: String, store: Store, processing: ProcessingSettings, jobFollows: Bool,
+         transcriptBefore: String?, logger: Logger, publish: @escaping @Sendable (String, JSONObject) -> Void) {
         self.sermonId = sermonId
+        self.before = transcriptBefore
         self.fileName = fileName
         self.jobFollows = jobFollows
         self.store = store
@@ -66,7 +75,8 @@ final class LiveTranscription: Sendable {
                 defer { f.actions = [] }
                 return f.actions
             }
-            for action in actions { action() }
+            let saved = !saveFailed.load(ordering: .acquiring)
+            for action in actions { action(saved) }
             running.leave()
         }
     }
@@ -95,15 +105,20 @@ final class LiveTranscription: Sendable {
         running.wait(timeout: deadline) == .success
     }
 
-    /// Runs `action` once the thread has ended (on it), or now when it has. `action` may block.
-    func whenFinished(_ action: @escaping @Sendable () -> Void) {
+    /// Runs `action` once the thread has ended (on it), or now when it has, with whether its last save was made
+    /// (false: it failed, logged). `action` may block.
+    func whenFinished(_ action: @escaping @Sendable (_ saved: Bool) -> Void) {
         let now = finishing.withLock { f -> Bool in
             if f.done { return true }
             f.actions.append(action)
             return false
         }
-        if now { action() }
+        if now { action(!saveFailed.load(ordering: .acquiring)) }
     }
+
+    /// A later recording of the same sermon started: from now on its live transcript is the sermon's, and this
+    /// one, perhaps still catching up, saves nothing more.
+    func supersede() { superseded.store(true, ordering: .releasing) }
 
     /// The recording stopped: what is queued is still recognised, then the thread ends.
     func end() {
@@ -127,12 +142,6 @@ final class LiveTranscription: Sendable {
             return
         }
         logger.debug("live transcript started", metadata: ["sermonId": "\(sermonId)", "engine": "\(choice.summary)"])
-        // The transcript the sermon had when this recording started (an earlier recording's, a person's): it is
-        // about the audio this recording's replaces at the stop, so the live transcript takes its place. One
-        // written after (a job's, a person's) is kept (see `save`).
-        let before: String? = (try? store.readSync { s in
-            try s.newestChild(.transcripts, sermonId: sermonId).flatMap { $0.body["updatedAt"]?.stringValue }
-        }) ?? nil
         var segments: [TimedSegment] = []
         // The first segments are stored at once (`sermon.get` shows the transcript as soon as there is one),
         // later ones at most every `storeInterval` seconds of audio.
@@ -159,7 +168,7 @@ final class LiveTranscription: Sendable {
                 logger.warning("live transcript stopped", metadata: ["sermonId": "\(sermonId)", "error": "\(error)"])
                 if !new.isEmpty { segments += new; publish("transcript.partial", ["sermonId": .string(sermonId), "segments": .array(new.map(Self.json))]) }
                 // Without a job to follow, this is all the transcript there will be, and it is not whole.
-                if !segments.isEmpty { _ = save(segments, status: jobFollows ? .processing : .failed, movedTo: movedTo, replacing: before) }
+                if !segments.isEmpty { _ = save(segments, status: jobFollows ? .processing : .failed, movedTo: movedTo) }
                 if !ended { drainWithoutRecognizing() }
                 return
             }
@@ -172,7 +181,7 @@ final class LiveTranscription: Sendable {
             let final = ended && !jobFollows && !segments.isEmpty
             if (unsaved || final) && (ended || clock - lastStore >= Self.storeInterval) {
                 let status = final ? finalStatus() : ProcessingStatus.processing
-                if let savedTo = save(segments, status: status, movedTo: movedTo, replacing: before) { movedTo = savedTo == sermonId ? nil : savedTo }
+                if let savedTo = save(segments, status: status, movedTo: movedTo) { movedTo = savedTo == sermonId ? nil : savedTo }
                 lastStore = clock
                 unsaved = false
             }
@@ -208,8 +217,10 @@ final class LiveTranscription: Sendable {
     /// Before it, a sermon made here is the one the attach finds. `movedTo`: where the last save went, when
     /// not to the recorded sermon (the move is logged once). Returns where this one went: nil when it was not
     /// saved (a failure, logged, or no sermon).
-    private func save(_ segments: [TimedSegment], status: ProcessingStatus, movedTo: String?, replacing before: String?) -> String? {
-        let sermonId = self.sermonId, fileName = self.fileName
+    private func save(_ segments: [TimedSegment], status: ProcessingStatus, movedTo: String?) -> String? {
+        // A later recording of the same sermon took over: its transcript is the sermon's now.
+        if superseded.load(ordering: .acquiring) { return nil }
+        let sermonId = self.sermonId, fileName = self.fileName, before = self.before
         do {
             let saved = try store.writeSync { s -> String? in
                 var target = sermonId
@@ -241,12 +252,14 @@ final class LiveTranscription: Sendable {
                                         status: .string(status.rawValue), segments: .array(segments.map(Self.json)))
                 return target
             }
+            saveFailed.store(false, ordering: .releasing)
             if let saved, saved != sermonId, saved != movedTo {
                 logger.info("the recorded sermon was deleted: its live transcript goes to the sermon its audio goes to",
                             metadata: ["deletedSermonId": "\(sermonId)", "sermonId": "\(saved)"])
             }
             return saved
         } catch {
+            saveFailed.store(true, ordering: .releasing)
             logger.warning("live transcript not saved", metadata: ["sermonId": "\(sermonId)", "error": "\(error)"])
             return nil
         }

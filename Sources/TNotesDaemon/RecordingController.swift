@@ -59,6 +59,9 @@ actor RecordingController {
     /// With `transcribe = false`: the live transcripts of stopped recordings, perhaps still catching up, and the
     /// sermons their audio went to (`stopForShutdown` says what becomes of them).
     private var catchingUp: [(live: LiveTranscription, sermonId: String, marker: String)] = []
+    /// The live transcript of each sermon's last recording, while its thread runs: a new recording of the sermon
+    /// supersedes it, so the two never write over each other.
+    private var liveBySermon: [String: LiveTranscription] = [:]
     /// The running recording's sermon and recorder, for `note.add` (synchronous, from any thread).
     let clock = RecordingClock()
 
@@ -76,8 +79,13 @@ actor RecordingController {
         if let current, current.recorder.status.state != .stopped {
             throw RPCError.conflict("a recording is running (sermon \(current.marker.sermonId)); stop it first")
         }
+        // The transcript an existing sermon has now gives way to this recording's live one (`LiveTranscription`).
+        var transcriptBefore: String?
         if let sermonId {
-            _ = try await store.read { s in try RecordMethods.live(.sermons, sermonId, in: s) }
+            transcriptBefore = try await store.read { s in
+                _ = try RecordMethods.live(.sermons, sermonId, in: s)
+                return try s.newestChild(.transcripts, sermonId: sermonId).flatMap { $0.body["updatedAt"]?.stringValue }
+            }
         }
         let id = sermonId ?? Identifier.make()
         let startedAt = Timestamp.format(millis: Timestamp.nowMillis())
@@ -89,7 +97,7 @@ actor RecordingController {
         let hub = self.hub
         let live = settings.liveProcessing.map {
             LiveTranscription(sermonId: id, fileName: Self.fileName(path), store: store, processing: $0,
-                              jobFollows: settings.config.transcribe, logger: logger) { topic, fields in
+                              jobFollows: settings.config.transcribe, transcriptBefore: transcriptBefore, logger: logger) { topic, fields in
                 hub.publish(topic: topic, fields)
             }
         }
@@ -144,6 +152,10 @@ actor RecordingController {
             unlink(path)
             throw error
         }
+        // An earlier recording of this sermon whose live transcript still catches up gives way to this one.
+        liveBySermon = liveBySermon.filter { !$0.value.waitFinished(until: .now()) }
+        liveBySermon[id]?.supersede()
+        liveBySermon[id] = live
         var started = Current(recorder: recorder, marker: marker)
         started.completion = Task { await self.complete(recorder: recorder, marker: marker, live: live) }
         current = started
@@ -394,7 +406,8 @@ actor RecordingController {
                 try DaemonPaths.makeDirectory(directory)
                 try DurableFile.write(Array(sermonId.utf8), to: path)
                 // On the transcript's own thread, or here at once when it has ended meanwhile.
-                live.whenFinished { unlink(path) }
+                // Kept when its last save failed: the next start settles it.
+                live.whenFinished { saved in if saved { unlink(path) } }
             }
         } catch {
             logger.warning("the live transcript's marker could not be written: a crash before it ends leaves it processing",
