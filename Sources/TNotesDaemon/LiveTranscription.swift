@@ -39,6 +39,10 @@ final class LiveTranscription: Sendable {
     private let superseded = Atomic<Bool>(false)
     /// Whether the last save failed (logged): a marker of this transcript then stays for the next start.
     private let saveFailed = Atomic<Bool>(false)
+    /// Whether a save of this transcript was made.
+    private let savedAny = Atomic<Bool>(false)
+    /// The recording did not start (`abandon`).
+    private let abandoned = Atomic<Bool>(false)
     /// The `updatedAt` of the transcript the recorded sermon had when the recording started (an earlier
     /// recording's, a person's): it is about the audio this recording's replaces at the stop, so the live
     /// transcript takes its place. One written after it (a job's, a person's) is kept (see `save`).
@@ -70,12 +74,13 @@ final class LiveTranscription: Sendable {
         running.enter()
         DedicatedThread.start { [self] in
             run(processing: processing)
+            if !jobFollows && !savedAny.load(ordering: .acquiring) && !abandoned.load(ordering: .acquiring) { settleUnsaved() }
             let actions = finishing.withLock { f in
                 f.done = true
                 defer { f.actions = [] }
                 return f.actions
             }
-            let saved = !saveFailed.load(ordering: .acquiring)
+            let saved = !lastSaveFailed
             for action in actions { action(saved) }
             running.leave()
         }
@@ -113,12 +118,24 @@ final class LiveTranscription: Sendable {
             f.actions.append(action)
             return false
         }
-        if now { action(!saveFailed.load(ordering: .acquiring)) }
+        if now { action(!lastSaveFailed) }
     }
 
     /// A later recording of the same sermon started: from now on its live transcript is the sermon's, and this
-    /// one, perhaps still catching up, saves nothing more.
+    /// one, perhaps still catching up, saves nothing more. Its last save is then not made: a marker of it stays
+    /// (`whenFinished`), and the later one settles the transcript if it saves none of its own.
     func supersede() { superseded.store(true, ordering: .releasing) }
+
+    /// Whether the last save failed (logged), or none was made for a later recording took over.
+    var lastSaveFailed: Bool { saveFailed.load(ordering: .acquiring) || superseded.load(ordering: .acquiring) }
+
+    /// The recording did not start (no sound server, no marker): no audio goes anywhere, so no save makes a
+    /// sermon for it, and nothing of the sermon's is settled when the thread ends.
+    func abandon() {
+        abandoned.store(true, ordering: .releasing)
+        audioSettled()
+        end()
+    }
 
     /// The recording stopped: what is queued is still recognised, then the thread ends.
     func end() {
@@ -218,11 +235,12 @@ final class LiveTranscription: Sendable {
     /// not to the recorded sermon (the move is logged once). Returns where this one went: nil when it was not
     /// saved (a failure, logged, or no sermon).
     private func save(_ segments: [TimedSegment], status: ProcessingStatus, movedTo: String?) -> String? {
-        // A later recording of the same sermon took over: its transcript is the sermon's now.
-        if superseded.load(ordering: .acquiring) { return nil }
         let sermonId = self.sermonId, fileName = self.fileName, before = self.before
         do {
             let saved = try store.writeSync { s -> String? in
+                // A later recording of the same sermon took over: its transcript is the sermon's now. Checked on
+                // the store's queue, where that recording reads the transcript it replaces.
+                if superseded.load(ordering: .acquiring) { return nil }
                 var target = sermonId
                 do {
                     try s.requireLive(.sermons, sermonId)
@@ -253,6 +271,7 @@ final class LiveTranscription: Sendable {
                 return target
             }
             saveFailed.store(false, ordering: .releasing)
+            if saved != nil { savedAny.store(true, ordering: .releasing) }
             if let saved, saved != sermonId, saved != movedTo {
                 logger.info("the recorded sermon was deleted: its live transcript goes to the sermon its audio goes to",
                             metadata: ["deletedSermonId": "\(sermonId)", "sermonId": "\(saved)"])
@@ -262,6 +281,27 @@ final class LiveTranscription: Sendable {
             saveFailed.store(true, ordering: .releasing)
             logger.warning("live transcript not saved", metadata: ["sermonId": "\(sermonId)", "error": "\(error)"])
             return nil
+        }
+    }
+
+    /// With no job to follow and no save of its own (nothing heard, no recogniser): a transcript the sermon
+    /// holds still `processing` (an earlier recording's live one, superseded by this) is not finished by anyone
+    /// now, and says `failed`.
+    private func settleUnsaved() {
+        let sermonId = self.sermonId
+        do {
+            try store.writeSync { s in
+                if superseded.load(ordering: .acquiring) { return }
+                guard let t = try s.newestChild(.transcripts, sermonId: sermonId),
+                      t.body["status"]?.stringValue == ProcessingStatus.processing.rawValue,
+                      try s.unfinishedJob(kind: .transcribe, sermonId: sermonId) == nil else { return }
+                _ = try s.setTranscript(sermonId: sermonId, text: t.body["text"] ?? .string(""),
+                                        status: .string(ProcessingStatus.failed.rawValue), segments: t.body["segments"] ?? .array([]))
+            }
+        } catch StoreError.gone, StoreError.notFound {
+        } catch {
+            saveFailed.store(true, ordering: .releasing)
+            logger.warning("live transcript not saved", metadata: ["sermonId": "\(sermonId)", "error": "\(error)"])
         }
     }
 

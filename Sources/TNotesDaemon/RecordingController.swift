@@ -80,11 +80,15 @@ actor RecordingController {
             throw RPCError.conflict("a recording is running (sermon \(current.marker.sermonId)); stop it first")
         }
         // The transcript an existing sermon has now gives way to this recording's live one (`LiveTranscription`).
+        // An earlier recording's live transcript of it, still catching up, saves nothing from here on (its saves
+        // check on the store's queue, where this read runs after any of them already under way).
         var transcriptBefore: String?
         if let sermonId {
-            transcriptBefore = try await store.read { s in
+            liveBySermon = liveBySermon.filter { !$0.value.waitFinished(until: .now()) }
+            liveBySermon[sermonId]?.supersede()
+            transcriptBefore = try await store.readOnQueue { s in
                 _ = try RecordMethods.live(.sermons, sermonId, in: s)
-                return try s.newestChild(.transcripts, sermonId: sermonId).flatMap { $0.body["updatedAt"]?.stringValue }
+                return try? s.newestChild(.transcripts, sermonId: sermonId).flatMap { $0.body["updatedAt"]?.stringValue }
             }
         }
         let id = sermonId ?? Identifier.make()
@@ -118,13 +122,13 @@ actor RecordingController {
                 }
             }
         } catch let e as SoundServerError {
-            live?.end()
+            live?.abandon()
             throw RPCError.unavailable("\(e)")
         } catch let e as RecordingSourceError {
-            live?.end()
+            live?.abandon()
             throw RPCError.invalidParams(field: "source", reason: "\(e)")
         } catch {
-            live?.end()
+            live?.abandon()
             throw error
         }
         let marker = Marker(sermonId: id, path: path, startedAt: startedAt, source: source)
@@ -147,14 +151,11 @@ actor RecordingController {
             try await BlockingWork.run { try Self.writeMarker(marker, to: self.settings.markerPath) }
         } catch {
             // No audio to attach: the live transcript makes no sermon for it either.
-            live?.audioSettled()
+            live?.abandon()
             _ = await recorder.stop()
             unlink(path)
             throw error
         }
-        // An earlier recording of this sermon whose live transcript still catches up gives way to this one.
-        liveBySermon = liveBySermon.filter { !$0.value.waitFinished(until: .now()) }
-        liveBySermon[id]?.supersede()
         liveBySermon[id] = live
         var started = Current(recorder: recorder, marker: marker)
         started.completion = Task { await self.complete(recorder: recorder, marker: marker, live: live) }
@@ -233,7 +234,13 @@ actor RecordingController {
             }
             // No job replaces this one's transcript: neither a stop of the daemon nor a crash may leave it
             // `processing`. Its marker is written before the recording's goes, so a crash leaves one of them.
-            if let live, !settings.config.transcribe, !live.waitFinished(until: .now()) {
+            // Also under the sermon the audio went to (another when the recorded one was deleted): a recording of
+            // that one supersedes this live transcript too.
+            if let live, attachedTo.sermonId != marker.sermonId { liveBySermon[attachedTo.sermonId] = live }
+            if let live, !settings.config.transcribe, live.waitFinished(until: .now()) {
+                // Ended already: had its last save failed, nothing would mark it; settled here instead.
+                if live.lastSaveFailed { _ = await settleLiveTranscript(sermonId: attachedTo.sermonId) }
+            } else if let live, !settings.config.transcribe {
                 // Named after the recording's file: two recordings of one sermon never share one.
                 let liveMarker = "\(settings.liveMarkerDirectory)/\(Self.fileName(marker.path))"
                 catchingUp.removeAll { $0.live.waitFinished(until: .now()) }
