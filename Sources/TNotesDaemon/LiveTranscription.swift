@@ -43,6 +43,8 @@ final class LiveTranscription: Sendable {
     private let savedAny = Atomic<Bool>(false)
     /// The recording did not start (`abandon`).
     private let abandoned = Atomic<Bool>(false)
+    /// It stopped recognising, superseded, before its last save (a marker of it stays: see `whenFinished`).
+    private let gaveUp = Atomic<Bool>(false)
     /// The `updatedAt` of the transcript the recorded sermon had when the recording started (an earlier
     /// recording's, a person's): it is about the audio this recording's replaces at the stop, so the live
     /// transcript takes its place. One written after it (a job's, a person's) is kept (see `save`).
@@ -126,8 +128,16 @@ final class LiveTranscription: Sendable {
     /// (`whenFinished`), and the later one settles the transcript if it saves none of its own.
     func supersede() { superseded.store(true, ordering: .releasing) }
 
+    /// The later recording did not start after all: this one's saves go on.
+    func unsupersede() { superseded.store(false, ordering: .releasing) }
+
+    var isSuperseded: Bool { superseded.load(ordering: .acquiring) }
+
     /// Whether the last save failed (logged), or none was made for a later recording took over.
-    var lastSaveFailed: Bool { saveFailed.load(ordering: .acquiring) || superseded.load(ordering: .acquiring) }
+    var lastSaveFailed: Bool { saveFailed.load(ordering: .acquiring) || isSuperseded || gaveUp.load(ordering: .acquiring) }
+
+    /// Whether the last save failed (logged); not counting one skipped for a later recording.
+    var lastSaveFailedItself: Bool { saveFailed.load(ordering: .acquiring) }
 
     /// The recording did not start (no sound server, no marker): no audio goes anywhere, so no save makes a
     /// sermon for it, and nothing of the sermon's is settled when the thread ends.
@@ -168,6 +178,12 @@ final class LiveTranscription: Sendable {
         var movedTo: String?
         while true {
             wake.wait()
+            // A later recording of the sermon took over: what is left is not worth the CPU its recogniser needs.
+            if isSuperseded {
+                gaveUp.store(true, ordering: .releasing)
+                if !queue.withLock({ $0.ended }) { drainWithoutRecognizing() }
+                return
+            }
             let (chunks, ended) = queue.withLock { q -> ([[Int16]], Bool) in
                 defer { q.chunks = []; q.queuedSamples = 0 }
                 return (q.chunks, q.ended)

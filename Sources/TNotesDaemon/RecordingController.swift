@@ -83,13 +83,24 @@ actor RecordingController {
         // An earlier recording's live transcript of it, still catching up, saves nothing from here on (its saves
         // check on the store's queue, where this read runs after any of them already under way).
         var transcriptBefore: String?
+        // Should this start fail, the earlier one goes on as if nothing had happened (`failedStart`).
+        var previous: LiveTranscription?
         if let sermonId {
             liveBySermon = liveBySermon.filter { !$0.value.waitFinished(until: .now()) }
-            liveBySermon[sermonId]?.supersede()
+            let earlier = liveBySermon[sermonId]
+            previous = earlier
             transcriptBefore = try await store.readOnQueue { s in
                 _ = try RecordMethods.live(.sermons, sermonId, in: s)
+                earlier?.supersede()
                 return try? s.newestChild(.transcripts, sermonId: sermonId).flatMap { $0.body["updatedAt"]?.stringValue }
             }
+        }
+        /// A start that fails after the earlier live transcript was superseded gives it back its sermon; one that
+        /// ended meanwhile, its last save skipped, is settled.
+        func failedStart() async {
+            guard let previous, let sermonId else { return }
+            previous.unsupersede()
+            if previous.waitFinished(until: .now()), !settings.config.transcribe { _ = await settleLiveTranscript(sermonId: sermonId) }
         }
         let id = sermonId ?? Identifier.make()
         let startedAt = Timestamp.format(millis: Timestamp.nowMillis())
@@ -123,12 +134,15 @@ actor RecordingController {
             }
         } catch let e as SoundServerError {
             live?.abandon()
+            await failedStart()
             throw RPCError.unavailable("\(e)")
         } catch let e as RecordingSourceError {
             live?.abandon()
+            await failedStart()
             throw RPCError.invalidParams(field: "source", reason: "\(e)")
         } catch {
             live?.abandon()
+            await failedStart()
             throw error
         }
         let marker = Marker(sermonId: id, path: path, startedAt: startedAt, source: source)
@@ -152,6 +166,7 @@ actor RecordingController {
         } catch {
             // No audio to attach: the live transcript makes no sermon for it either.
             live?.abandon()
+            await failedStart()
             _ = await recorder.stop()
             unlink(path)
             throw error
@@ -196,7 +211,7 @@ actor RecordingController {
         let pending = catchingUp
         catchingUp = []
         let deadline = DispatchTime.now() + Self.shutdownCatchUpWait
-        for (live, sermonId, marker) in pending {
+        for (live, sermonId, marker) in pending where !live.isSuperseded {
             let finished = (try? await BlockingWork.run { live.waitFinished(until: deadline) }) ?? false
             guard !finished else { continue }
             logger.warning("the daemon stopped before the live transcript had heard the whole recording: it is marked failed",
@@ -239,7 +254,7 @@ actor RecordingController {
             if let live, attachedTo.sermonId != marker.sermonId { liveBySermon[attachedTo.sermonId] = live }
             if let live, !settings.config.transcribe, live.waitFinished(until: .now()) {
                 // Ended already: had its last save failed, nothing would mark it; settled here instead.
-                if live.lastSaveFailed { _ = await settleLiveTranscript(sermonId: attachedTo.sermonId) }
+                if live.lastSaveFailedItself { _ = await settleLiveTranscript(sermonId: attachedTo.sermonId) }
             } else if let live, !settings.config.transcribe {
                 // Named after the recording's file: two recordings of one sermon never share one.
                 let liveMarker = "\(settings.liveMarkerDirectory)/\(Self.fileName(marker.path))"

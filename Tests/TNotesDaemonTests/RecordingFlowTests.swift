@@ -160,7 +160,7 @@ struct RecordingFlowTests {
         let player = pulse.playInBackground(speech.path)
         sleep(5)
         // The live transcript's first save (at once, as soon as there is a segment).
-        #expect(eventually(timeout: 15, every: 0.2) { (try? c.call("sermon.get", ["id": .string(sid)]))?["transcript"]?["status"] == "processing" },
+        #expect(eventually(timeout: 45, every: 0.2) { (try? c.call("sermon.get", ["id": .string(sid)]))?["transcript"]?["status"] == "processing" },
                 "no live transcript was saved while speech played")
         let before = try #require(try c.call("recording.status")["elapsed"]?.doubleValue)
         // The live recogniser, a child of the daemon, must hold none of the daemon's sockets. It used to hold
@@ -198,7 +198,7 @@ struct RecordingFlowTests {
         let sid = try #require(try c.call("recording.start", ["title": "Cut short"])["sermonId"]?.stringValue)
         let player = pulse.playInBackground(try pulse.speech(Self.words).path)
         defer { player.cancel() }
-        #expect(eventually(timeout: 15, every: 0.2) { (try? c.call("sermon.get", ["id": .string(sid)]))?["transcript"]?["status"] == "processing" },
+        #expect(eventually(timeout: 45, every: 0.2) { (try? c.call("sermon.get", ["id": .string(sid)]))?["transcript"]?["status"] == "processing" },
                 "no live transcript was saved while speech played")
         // The recogniser stopped (SIGSTOP): the audio after this waits for it, so at the daemon's stop the live
         // transcript is still behind, as on a slow machine.
@@ -233,7 +233,7 @@ struct RecordingFlowTests {
         let again = pulse.playInBackground(try pulse.speech("The Lord is my shepherd; I shall not want.", name: "again.wav").path)
         defer { again.cancel() }
         var now = JSON.null
-        #expect(eventually(timeout: 15, every: 0.2) {
+        #expect(eventually(timeout: 45, every: 0.2) {
             now = (try? c3.call("sermon.get", ["id": .string(sid)])) ?? .null
             return now["transcript"]?["status"] == "processing"
         }, "the new recording's live transcript never replaced the old one: \(now.text)")
@@ -415,7 +415,7 @@ struct RecordingFlowTests {
         if cause == "source" {
             // Speech first, until the live transcript has heard some (its first save is at once).
             let player = pulse.playInBackground(try pulse.speech(Self.words).path)
-            #expect(eventually(timeout: 15, every: 0.2) { (try? c.call("sermon.get", ["id": .string(sid)]))?["transcript"]?["status"] == "processing" },
+            #expect(eventually(timeout: 45, every: 0.2) { (try? c.call("sermon.get", ["id": .string(sid)]))?["transcript"]?["status"] == "processing" },
                     "no live transcript was saved while speech played")
             let r = try ProcessRunner.run("/usr/bin/pactl", ["unload-module", "module-null-sink"], environment: ["PULSE_SERVER": pulse.server])
             #expect(r.status == 0, "pactl: \(r.stderr)")
