@@ -35,8 +35,6 @@ final class LiveTranscription: Sendable {
     private let queue = Mutex(Queue())
     /// Set once the recording's audio has its sermon, or has none to go to (`audioSettled`): see `save`.
     private let attached = Atomic<Bool>(false)
-    /// Set when a later recording of the same sermon starts (`supersede`): this one saves nothing more.
-    private let superseded = Atomic<Bool>(false)
     /// Whether the last save failed (logged): a marker of this transcript then stays for the next start.
     private let saveFailed = Atomic<Bool>(false)
     /// Whether a save of this transcript was made.
@@ -52,8 +50,15 @@ final class LiveTranscription: Sendable {
     private let wake = DispatchSemaphore(value: 0)
     /// Left once the thread has ended: everything queued heard and the last save made (`waitFinished`).
     private let running = DispatchGroup()
-    /// What runs once the thread has ended (`whenFinished`), and whether it has.
-    private let finishing = Mutex<(done: Bool, actions: [@Sendable (Bool) -> Void])>((false, []))
+    /// Whether the thread has ended, what runs then (`whenFinished`), and whether a later recording of the sermon
+    /// took over (`supersede`): one lock, so that a take-over given back (`unsupersede`) and the thread's end
+    /// cannot miss each other.
+    private struct Life {
+        var done = false
+        var actions: [@Sendable (Bool) -> Void] = []
+        var superseded = false
+    }
+    private let life = Mutex(Life())
     private let sermonId: String
     /// The recording's file name: what the sermon its audio goes to is derived from, when `sermonId` is deleted.
     private let fileName: String
@@ -76,13 +81,16 @@ final class LiveTranscription: Sendable {
         running.enter()
         DedicatedThread.start { [self] in
             run(processing: processing)
-            if !jobFollows && !savedAny.load(ordering: .acquiring) && !abandoned.load(ordering: .acquiring) { settleUnsaved() }
-            let actions = finishing.withLock { f in
-                f.done = true
-                defer { f.actions = [] }
-                return f.actions
+            if !jobFollows && !savedAny.load(ordering: .acquiring) && !abandoned.load(ordering: .acquiring) { _ = settleUnsaved() }
+            let (actions, givenBack) = life.withLock { l in
+                l.done = true
+                defer { l.actions = [] }
+                return (l.actions, !l.superseded)
             }
-            let saved = !lastSaveFailed
+            // Given up for a later recording that then did not start: its transcript, cut short, says so.
+            var settled = false
+            if gaveUp.load(ordering: .acquiring) && givenBack && !jobFollows { settled = settleUnsaved() }
+            let saved = !saveFailed.load(ordering: .acquiring) && (!gaveUp.load(ordering: .acquiring) || settled)
             for action in actions { action(saved) }
             running.leave()
         }
@@ -115,9 +123,9 @@ final class LiveTranscription: Sendable {
     /// Runs `action` once the thread has ended (on it), or now when it has, with whether its last save was made
     /// (false: it failed, logged). `action` may block.
     func whenFinished(_ action: @escaping @Sendable (_ saved: Bool) -> Void) {
-        let now = finishing.withLock { f -> Bool in
-            if f.done { return true }
-            f.actions.append(action)
+        let now = life.withLock { l -> Bool in
+            if l.done { return true }
+            l.actions.append(action)
             return false
         }
         if now { action(!lastSaveFailed) }
@@ -126,15 +134,22 @@ final class LiveTranscription: Sendable {
     /// A later recording of the same sermon started: from now on its live transcript is the sermon's, and this
     /// one, perhaps still catching up, saves nothing more. Its last save is then not made: a marker of it stays
     /// (`whenFinished`), and the later one settles the transcript if it saves none of its own.
-    func supersede() { superseded.store(true, ordering: .releasing) }
+    func supersede() { life.withLock { $0.superseded = true } }
 
-    /// The later recording did not start after all: this one's saves go on.
-    func unsupersede() { superseded.store(false, ordering: .releasing) }
+    /// The later recording did not start after all: this one's saves go on. Returns whether the thread had
+    /// already ended having given up its last save; the caller settles its transcript then (a thread that ends
+    /// after this settles it itself).
+    func unsupersede() -> Bool {
+        life.withLock { l in
+            l.superseded = false
+            return l.done && gaveUp.load(ordering: .acquiring)
+        }
+    }
 
-    var isSuperseded: Bool { superseded.load(ordering: .acquiring) }
+    var isSuperseded: Bool { life.withLock { $0.superseded } }
 
-    /// Whether the last save failed (logged), or none was made for a later recording took over.
-    var lastSaveFailed: Bool { saveFailed.load(ordering: .acquiring) || isSuperseded || gaveUp.load(ordering: .acquiring) }
+    /// Whether the last save failed (logged), or was not made for a later recording took over.
+    var lastSaveFailed: Bool { saveFailed.load(ordering: .acquiring) || gaveUp.load(ordering: .acquiring) }
 
     /// Whether the last save failed (logged); not counting one skipped for a later recording.
     var lastSaveFailedItself: Bool { saveFailed.load(ordering: .acquiring) }
@@ -179,11 +194,7 @@ final class LiveTranscription: Sendable {
         while true {
             wake.wait()
             // A later recording of the sermon took over: what is left is not worth the CPU its recogniser needs.
-            if isSuperseded {
-                gaveUp.store(true, ordering: .releasing)
-                if !queue.withLock({ $0.ended }) { drainWithoutRecognizing() }
-                return
-            }
+            if isSuperseded { return giveUp() }
             let (chunks, ended) = queue.withLock { q -> ([[Int16]], Bool) in
                 defer { q.chunks = []; q.queuedSamples = 0 }
                 return (q.chunks, q.ended)
@@ -191,9 +202,12 @@ final class LiveTranscription: Sendable {
             var new: [TimedSegment] = []
             do {
                 for c in chunks {
+                    // Checked per chunk too: after the stop, the whole backlog is one batch.
+                    if isSuperseded { return giveUp() }
                     new += try recognizer.feed(c)
                     clock += Double(c.count) / 16_000
                 }
+                if isSuperseded { return giveUp() }
                 if ended { new += try recognizer.finish() }
             } catch {
                 // The recognizer died or hung: what it gave is kept, and the transcription queued at stop (when
@@ -233,6 +247,12 @@ final class LiveTranscription: Sendable {
         return dropped > 0 ? .failed : .complete
     }
 
+    /// Stops recognising for good, its last save not made (superseded): waits for the recording's end.
+    private func giveUp() {
+        gaveUp.store(true, ordering: .releasing)
+        if !queue.withLock({ $0.ended }) { drainWithoutRecognizing() }
+    }
+
     private func drainWithoutRecognizing() {
         while true {
             wake.wait()
@@ -256,7 +276,10 @@ final class LiveTranscription: Sendable {
             let saved = try store.writeSync { s -> String? in
                 // A later recording of the same sermon took over: its transcript is the sermon's now. Checked on
                 // the store's queue, where that recording reads the transcript it replaces.
-                if superseded.load(ordering: .acquiring) { return nil }
+                if isSuperseded {
+                    gaveUp.store(true, ordering: .releasing)
+                    return nil
+                }
                 var target = sermonId
                 do {
                     try s.requireLive(.sermons, sermonId)
@@ -303,21 +326,25 @@ final class LiveTranscription: Sendable {
     /// With no job to follow and no save of its own (nothing heard, no recogniser): a transcript the sermon
     /// holds still `processing` (an earlier recording's live one, superseded by this) is not finished by anyone
     /// now, and says `failed`.
-    private func settleUnsaved() {
+    @discardableResult
+    private func settleUnsaved() -> Bool {
         let sermonId = self.sermonId
         do {
             try store.writeSync { s in
-                if superseded.load(ordering: .acquiring) { return }
+                if isSuperseded { return }
                 guard let t = try s.newestChild(.transcripts, sermonId: sermonId),
                       t.body["status"]?.stringValue == ProcessingStatus.processing.rawValue,
                       try s.unfinishedJob(kind: .transcribe, sermonId: sermonId) == nil else { return }
                 _ = try s.setTranscript(sermonId: sermonId, text: t.body["text"] ?? .string(""),
                                         status: .string(ProcessingStatus.failed.rawValue), segments: t.body["segments"] ?? .array([]))
             }
+            return true
         } catch StoreError.gone, StoreError.notFound {
+            return true
         } catch {
             saveFailed.store(true, ordering: .releasing)
             logger.warning("live transcript not saved", metadata: ["sermonId": "\(sermonId)", "error": "\(error)"])
+            return false
         }
     }
 

@@ -99,8 +99,7 @@ actor RecordingController {
         /// ended meanwhile, its last save skipped, is settled.
         func failedStart() async {
             guard let previous, let sermonId else { return }
-            previous.unsupersede()
-            if previous.waitFinished(until: .now()), !settings.config.transcribe { _ = await settleLiveTranscript(sermonId: sermonId) }
+            if previous.unsupersede(), !settings.config.transcribe { _ = await settleLiveTranscript(sermonId: sermonId) }
         }
         let id = sermonId ?? Identifier.make()
         let startedAt = Timestamp.format(millis: Timestamp.nowMillis())

@@ -245,6 +245,65 @@ struct RecordingFlowTests {
         #expect(now["transcript"]?["text"] != sermon["transcript"]?["text"], "still the first recording's words: \(now.text)")
     }
 
+    @Test("with transcribe = false, a sermon recorded again while its last live transcript still catches up: a start that fails gives it back; one that starts takes over, and the old one never writes over the new")
+    func recordedAgainWhileCatchingUp() throws {
+        let pulse = try PulseAudioFixture()
+        let d = try Self.daemon(pulse, recording: "transcribe = false")
+        defer { d.stop() }
+        let c = try d.client()
+        func transcript(_ sid: String) -> JSON { (try? c.call("sermon.get", ["id": .string(sid)]))?["transcript"] ?? .null }
+        /// Records `words` until a first live save, stops the recogniser (SIGSTOP) and the recording: its live
+        /// transcript is left catching up. Returns the stopped recogniser.
+        func recordAndLeaveBehind(_ sid: String?, _ words: String, _ name: String) throws -> (sermonId: String, recogniser: Int32) {
+            var params: JSONObject = ["title": "Recorded twice"]
+            if let sid { params["sermonId"] = .string(sid) }
+            let id = try #require(try c.call("recording.start", .object(params))["sermonId"]?.stringValue)
+            let player = pulse.playInBackground(try pulse.speech(words, name: name).path)
+            defer { player.cancel() }
+            #expect(eventually(timeout: 45, every: 0.2) { transcript(id)["status"] == "processing" }, "no live save")
+            let recogniser = try #require(ProcessTree.recognizerWorker(of: d.pid), "no live recogniser")
+            kill(recogniser, SIGSTOP)
+            sleep(1)
+            #expect(try c.call("recording.stop")["error"] == nil)
+            #expect(Self.liveMarkers(d).map(\.sermonId) == [id], "\(Self.liveMarkers(d))")
+            return (id, recogniser)
+        }
+        // 1. A start that fails (no such source) after the earlier live transcript was superseded gives it back:
+        // woken, it finishes, and its last save says complete.
+        let (sid, first) = try recordAndLeaveBehind(nil, Self.words, "first.wav")
+        defer { kill(first, SIGKILL) }
+        #expect(throws: (any Error).self) { try c.call("recording.start", ["sermonId": .string(sid), "source": "no-such-source"]) }
+        kill(first, SIGCONT)
+        #expect(eventually(timeout: 45, every: 0.2) { transcript(sid)["status"] == "complete" }, "\(transcript(sid).text)")
+        #expect(eventually(timeout: 10) { Self.liveMarkers(d).isEmpty }, "\(Self.liveMarkers(d))")
+
+        // 2. A start that succeeds takes over: the earlier live transcript, woken, saves nothing more, and the
+        // new recording's transcript is the sermon's.
+        let (_, second) = try recordAndLeaveBehind(sid, Self.words, "second.wav")
+        defer { kill(second, SIGKILL) }
+        let leftBehind = transcript(sid)["text"]
+        #expect(try c.call("recording.start", ["sermonId": .string(sid)])["state"] == "recording")
+        let player = pulse.playInBackground(try pulse.speech("The Lord is my shepherd; I shall not want.", name: "third.wav").path)
+        defer { player.cancel() }
+        #expect(eventually(timeout: 45, every: 0.2) { transcript(sid)["status"] == "processing" && transcript(sid)["text"] != leftBehind },
+                "the new recording's live transcript did not take over: \(transcript(sid).text)")
+        // Woken, the old live transcript ends (its recogniser with it) before the new recording stops: whatever
+        // it would save, it would have saved by then.
+        kill(second, SIGCONT)
+        #expect(eventually(timeout: 45, every: 0.2) {
+            let stat = (try? String(contentsOfFile: "/proc/\(second)/stat", encoding: .utf8)) ?? ""
+            return stat.isEmpty || stat.split(separator: ")").last?.split(separator: " ").first == "Z"
+        }, "the old live transcript's recogniser did not end")
+        sleep(1)
+        #expect(try c.call("recording.stop")["error"] == nil)
+        var last = JSON.null
+        #expect(eventually(timeout: 45, every: 0.2) { last = transcript(sid); return last["status"] == "complete" }, "\(last.text)")
+        // The superseded transcript is cumulative: had it saved again, the sermon's text would begin with what it
+        // had saved before.
+        let old = leftBehind?.stringValue ?? "", final = last["text"]?.stringValue ?? ""
+        #expect(!old.isEmpty && !final.hasPrefix(old), "the superseded live transcript wrote over the new one: \(last.text)")
+    }
+
     @Test("a sermon deleted while it is recorded: notes typed after, the live transcript and the audio go to a sermon made for them, with its title (another if that one is deleted too); nothing is left for the next start")
     func deletedWhileRecording() throws {
         let pulse = try PulseAudioFixture()
