@@ -43,20 +43,16 @@ final class LiveTranscription: Sendable {
     private let abandoned = Atomic<Bool>(false)
     /// It stopped recognising, superseded, before its last save (a marker of it stays: see `whenFinished`).
     private let gaveUp = Atomic<Bool>(false)
-    /// The `updatedAt` of the transcript the recorded sermon had when the recording started (an earlier
-    /// recording's, a person's): it is about the audio this recording's replaces at the stop, so the live
-    /// transcript takes its place. One written after it (a job's, a person's) is kept (see `save`).
-    private let before: String?
     private let wake = DispatchSemaphore(value: 0)
     /// Left once the thread has ended: everything queued heard and the last save made (`waitFinished`).
     private let running = DispatchGroup()
-    /// Whether the thread has ended, what runs then (`whenFinished`), and whether a later recording of the sermon
-    /// took over (`supersede`): one lock, so that a take-over given back (`unsupersede`) and the thread's end
-    /// cannot miss each other.
+    /// Whether the thread has ended, what runs then (`whenFinished`), whether a later recording of the sermon
+    /// took over (`supersede`), and the transcript this one replaces (`replaces`).
     private struct Life {
         var done = false
         var actions: [@Sendable (Bool) -> Void] = []
         var superseded = false
+        var before: String?
     }
     private let life = Mutex(Life())
     private let sermonId: String
@@ -70,9 +66,8 @@ final class LiveTranscription: Sendable {
     private let jobFollows: Bool
 
     init(sermonId: String, fileName: String, store: Store, processing: ProcessingSettings, jobFollows: Bool,
-         transcriptBefore: String?, logger: Logger, publish: @escaping @Sendable (String, JSONObject) -> Void) {
+         logger: Logger, publish: @escaping @Sendable (String, JSONObject) -> Void) {
         self.sermonId = sermonId
-        self.before = transcriptBefore
         self.fileName = fileName
         self.jobFollows = jobFollows
         self.store = store
@@ -82,15 +77,12 @@ final class LiveTranscription: Sendable {
         DedicatedThread.start { [self] in
             run(processing: processing)
             if !jobFollows && !savedAny.load(ordering: .acquiring) && !abandoned.load(ordering: .acquiring) { _ = settleUnsaved() }
-            let (actions, givenBack) = life.withLock { l in
+            let actions = life.withLock { l in
                 l.done = true
                 defer { l.actions = [] }
-                return (l.actions, !l.superseded)
+                return l.actions
             }
-            // Given up for a later recording that then did not start: its transcript, cut short, says so.
-            var settled = false
-            if gaveUp.load(ordering: .acquiring) && givenBack && !jobFollows { settled = settleUnsaved() }
-            let saved = !saveFailed.load(ordering: .acquiring) && (!gaveUp.load(ordering: .acquiring) || settled)
+            let saved = !lastSaveFailed
             for action in actions { action(saved) }
             running.leave()
         }
@@ -136,15 +128,10 @@ final class LiveTranscription: Sendable {
     /// (`whenFinished`), and the later one settles the transcript if it saves none of its own.
     func supersede() { life.withLock { $0.superseded = true } }
 
-    /// The later recording did not start after all: this one's saves go on. Returns whether the thread had
-    /// already ended having given up its last save; the caller settles its transcript then (a thread that ends
-    /// after this settles it itself).
-    func unsupersede() -> Bool {
-        life.withLock { l in
-            l.superseded = false
-            return l.done && gaveUp.load(ordering: .acquiring)
-        }
-    }
+    /// Set by `recording.start` once the recording runs: the `updatedAt` of the transcript the recorded sermon had
+    /// then (an earlier recording's, a person's). It is about the audio this recording's replaces at the stop, so
+    /// the live transcript takes its place; one written after it (a job's, a person's) is kept (see `save`).
+    func replaces(transcriptUpdatedAt before: String?) { life.withLock { $0.before = before } }
 
     var isSuperseded: Bool { life.withLock { $0.superseded } }
 
@@ -271,7 +258,7 @@ final class LiveTranscription: Sendable {
     /// not to the recorded sermon (the move is logged once). Returns where this one went: nil when it was not
     /// saved (a failure, logged, or no sermon).
     private func save(_ segments: [TimedSegment], status: ProcessingStatus, movedTo: String?) -> String? {
-        let sermonId = self.sermonId, fileName = self.fileName, before = self.before
+        let sermonId = self.sermonId, fileName = self.fileName
         do {
             let saved = try store.writeSync { s -> String? in
                 // A later recording of the same sermon took over: its transcript is the sermon's now. Checked on
@@ -299,6 +286,7 @@ final class LiveTranscription: Sendable {
                 if let current = try s.newestChild(.transcripts, sermonId: target), current.body["status"]?.stringValue != "processing" {
                     // Only the recorded sermon's transcript from before the recording gives way (the sermon made for
                     // the audio of a deleted one is new: what it holds is this recording's).
+                    let before = life.withLock { $0.before }
                     let earlier = target == sermonId && before != nil && current.body["updatedAt"]?.stringValue == before
                     if !earlier { return target }
                 }

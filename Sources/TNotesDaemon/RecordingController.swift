@@ -79,27 +79,8 @@ actor RecordingController {
         if let current, current.recorder.status.state != .stopped {
             throw RPCError.conflict("a recording is running (sermon \(current.marker.sermonId)); stop it first")
         }
-        // The transcript an existing sermon has now gives way to this recording's live one (`LiveTranscription`).
-        // An earlier recording's live transcript of it, still catching up, saves nothing from here on (its saves
-        // check on the store's queue, where this read runs after any of them already under way).
-        var transcriptBefore: String?
-        // Should this start fail, the earlier one goes on as if nothing had happened (`failedStart`).
-        var previous: LiveTranscription?
         if let sermonId {
-            liveBySermon = liveBySermon.filter { !$0.value.waitFinished(until: .now()) }
-            let earlier = liveBySermon[sermonId]
-            previous = earlier
-            transcriptBefore = try await store.readOnQueue { s in
-                _ = try RecordMethods.live(.sermons, sermonId, in: s)
-                earlier?.supersede()
-                return try? s.newestChild(.transcripts, sermonId: sermonId).flatMap { $0.body["updatedAt"]?.stringValue }
-            }
-        }
-        /// A start that fails after the earlier live transcript was superseded gives it back its sermon; one that
-        /// ended meanwhile, its last save skipped, is settled.
-        func failedStart() async {
-            guard let previous, let sermonId else { return }
-            if previous.unsupersede(), !settings.config.transcribe { _ = await settleLiveTranscript(sermonId: sermonId) }
+            _ = try await store.read { s in try RecordMethods.live(.sermons, sermonId, in: s) }
         }
         let id = sermonId ?? Identifier.make()
         let startedAt = Timestamp.format(millis: Timestamp.nowMillis())
@@ -111,7 +92,7 @@ actor RecordingController {
         let hub = self.hub
         let live = settings.liveProcessing.map {
             LiveTranscription(sermonId: id, fileName: Self.fileName(path), store: store, processing: $0,
-                              jobFollows: settings.config.transcribe, transcriptBefore: transcriptBefore, logger: logger) { topic, fields in
+                              jobFollows: settings.config.transcribe, logger: logger) { topic, fields in
                 hub.publish(topic: topic, fields)
             }
         }
@@ -133,15 +114,12 @@ actor RecordingController {
             }
         } catch let e as SoundServerError {
             live?.abandon()
-            await failedStart()
             throw RPCError.unavailable("\(e)")
         } catch let e as RecordingSourceError {
             live?.abandon()
-            await failedStart()
             throw RPCError.invalidParams(field: "source", reason: "\(e)")
         } catch {
             live?.abandon()
-            await failedStart()
             throw error
         }
         let marker = Marker(sermonId: id, path: path, startedAt: startedAt, source: source)
@@ -165,10 +143,21 @@ actor RecordingController {
         } catch {
             // No audio to attach: the live transcript makes no sermon for it either.
             live?.abandon()
-            await failedStart()
             _ = await recorder.stop()
             unlink(path)
             throw error
+        }
+        // Started: nothing fails after this. The transcript the sermon has now gives way to this recording's live
+        // one, and an earlier recording's live transcript of it, still catching up, saves nothing from here on
+        // (its saves check on the store's queue, where this read runs after any of them already under way).
+        liveBySermon = liveBySermon.filter { !$0.value.waitFinished(until: .now()) }
+        if sermonId != nil {
+            let earlier = liveBySermon[id]
+            let before = (try? await store.readOnQueue { s in
+                earlier?.supersede()
+                return try? s.newestChild(.transcripts, sermonId: id).flatMap { $0.body["updatedAt"]?.stringValue }
+            }) ?? nil
+            live?.replaces(transcriptUpdatedAt: before)
         }
         liveBySermon[id] = live
         var started = Current(recorder: recorder, marker: marker)

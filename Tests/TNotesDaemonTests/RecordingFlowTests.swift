@@ -245,7 +245,7 @@ struct RecordingFlowTests {
         #expect(now["transcript"]?["text"] != sermon["transcript"]?["text"], "still the first recording's words: \(now.text)")
     }
 
-    @Test("with transcribe = false, a sermon recorded again while its last live transcript still catches up: a start that fails gives it back; one that starts takes over, and the old one never writes over the new")
+    @Test("with transcribe = false, a sermon recorded again while its last live transcript still catches up: a start that fails leaves it alone; one that starts takes over, and the old one never writes over the new")
     func recordedAgainWhileCatchingUp() throws {
         let pulse = try PulseAudioFixture()
         let d = try Self.daemon(pulse, recording: "transcribe = false")
@@ -268,8 +268,8 @@ struct RecordingFlowTests {
             #expect(Self.liveMarkers(d).map(\.sermonId) == [id], "\(Self.liveMarkers(d))")
             return (id, recogniser)
         }
-        // 1. A start that fails (no such source) after the earlier live transcript was superseded gives it back:
-        // woken, it finishes, and its last save says complete.
+        // 1. A start that fails (no such source) leaves the earlier live transcript alone: woken, it finishes, and
+        // its last save says complete.
         let (sid, first) = try recordAndLeaveBehind(nil, Self.words, "first.wav")
         defer { kill(first, SIGKILL) }
         #expect(throws: (any Error).self) { try c.call("recording.start", ["sermonId": .string(sid), "source": "no-such-source"]) }
