@@ -153,11 +153,11 @@ actor RecordingController {
         liveBySermon = liveBySermon.filter { !$0.value.waitFinished(until: .now()) }
         if sermonId != nil {
             let earlier = liveBySermon[id]
-            let before = (try? await store.readOnQueue { s in
+            // Handed over on the queue too, so that no save of the new one runs between the read and the hand-over.
+            _ = try? await store.readOnQueue { s in
                 earlier?.supersede()
-                return try? s.newestChild(.transcripts, sermonId: id).flatMap { $0.body["updatedAt"]?.stringValue }
-            }) ?? nil
-            live?.replaces(transcriptUpdatedAt: before)
+                live?.replaces(transcriptUpdatedAt: try? s.newestChild(.transcripts, sermonId: id).flatMap { $0.body["updatedAt"]?.stringValue })
+            }
         }
         liveBySermon[id] = live
         var started = Current(recorder: recorder, marker: marker)
